@@ -1,0 +1,11 @@
+//! The C ABI: the only place with `extern "C"`. Each export validates its arguments, converts
+//! `mpz_t` to limb views, calls the safe core inside [`guard`] (which catches panics and records the
+//! detail message) and writes its outputs only after everything has succeeded.
+#![allow(non_camel_case_types)]
+
+pub mod mpz;
+pub mod poly;
+pub mod runtime;
+pub mod status;
+
+pub use status::gpmp_status;

@@ -1,0 +1,132 @@
+//! `mpz_t` ↔ limb views. Inputs are borrowed without copying; outputs are written in two passes:
+//! a serial pass on the calling thread grows the `mpz_t` that are too small (so the host's GMP
+//! allocator — Julia's, Maple's — is only ever called from the caller's thread), then a parallel
+//! pass copies limbs and sets sizes.
+use crate::int::{IntRef, ZSlab};
+use crate::{invalid, Error, Result};
+use gmp_mpfr_sys::gmp;
+use rayon::prelude::*;
+
+pub use gmp::mpz_t;
+/// GMP's `mpz_ptr` (pointer to one `__mpz_struct`), as in `<gmp.h>`.
+pub type mpz_ptr = *mut mpz_t;
+/// GMP's `mpz_srcptr`, as in `<gmp.h>`.
+pub type mpz_srcptr = *const mpz_t;
+
+/// A pointer that may cross to rayon workers: each worker touches distinct `mpz_t`.
+#[derive(Clone, Copy)]
+pub(crate) struct SendPtr<T>(pub *mut T);
+// SAFETY: used only for disjoint elements, see the callers.
+unsafe impl<T> Send for SendPtr<T> {}
+unsafe impl<T> Sync for SendPtr<T> {}
+
+impl<T> SendPtr<T> {
+    /// The pointer (a method, so that closures capture the whole `SendPtr`).
+    pub fn get(self) -> *mut T {
+        self.0
+    }
+}
+
+/// The view of an initialised `mpz_t`.
+///
+/// # Safety
+/// `z` points to an initialised `mpz_t` that outlives the view and is not written meanwhile.
+pub(crate) unsafe fn view<'a>(z: *const mpz_t) -> IntRef<'a> {
+    let z = &*z;
+    let n = z.size.unsigned_abs() as usize;
+    if n == 0 {
+        return IntRef::ZERO;
+    }
+    IntRef { neg: z.size < 0, mag: std::slice::from_raw_parts(z.d.as_ptr(), n) }
+}
+
+/// Views of `len` consecutive `mpz_t` (an `mpz_t *` array). NULL is allowed only with len 0.
+///
+/// # Safety
+/// `p` points to `len` initialised `mpz_t` (see [`view`]).
+pub(crate) unsafe fn views_of_array<'a>(p: *const mpz_t, len: usize, what: &str) -> Result<Vec<IntRef<'a>>> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    if p.is_null() {
+        return invalid!("{what} is NULL but its length is {len}");
+    }
+    check_len(len, what)?;
+    Ok((0..len).map(|i| view(p.add(i))).collect())
+}
+
+/// Views of `len` `mpz_t` given by pointers (an `mpz_srcptr *` array).
+///
+/// # Safety
+/// `p` points to `len` pointers, each to an initialised `mpz_t` (see [`view`]).
+pub(crate) unsafe fn views_of_ptrs<'a>(p: *const mpz_srcptr, len: usize, what: &str) -> Result<Vec<IntRef<'a>>> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    if p.is_null() {
+        return invalid!("{what} is NULL but its length is {len}");
+    }
+    check_len(len, what)?;
+    (0..len)
+        .map(|i| {
+            let z = *p.add(i);
+            if z.is_null() {
+                invalid!("{what}[{i}] is NULL")
+            } else {
+                Ok(view(z))
+            }
+        })
+        .collect()
+}
+
+fn check_len(len: usize, what: &str) -> Result<()> {
+    if len > isize::MAX as usize / std::mem::size_of::<mpz_t>() {
+        return Err(Error::SizeTooLarge(format!("{what}: length {len} is too large")));
+    }
+    Ok(())
+}
+
+/// Checks that the `len` output slots of `out` (given by `slot`) are non-NULL.
+pub(crate) fn check_slots(len: usize, what: &str, slot: &impl Fn(usize) -> *mut mpz_t) -> Result<()> {
+    check_len(len, what)?;
+    for i in 0..len {
+        if slot(i).is_null() {
+            return invalid!("{what}[{i}] is NULL");
+        }
+    }
+    Ok(())
+}
+
+/// Writes the slab into the `mpz_t` given by `slot(i)`, i < h.len().
+///
+/// # Safety
+/// Every `slot(i)` is a distinct initialised `mpz_t` not borrowed by any live view.
+pub(crate) unsafe fn write_slab(h: &ZSlab, slot: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
+    let stride = h.stride();
+    if stride > i32::MAX as usize {
+        return Err(Error::SizeTooLarge(format!("a result coefficient of {stride} limbs exceeds GMP's limit")));
+    }
+    // Pass 1 (caller's thread): grow what is too small.
+    for i in 0..h.len() {
+        let need = h.get(i).mag.len();
+        let z = slot(i);
+        if ((*z).alloc as usize) < need {
+            gmp::mpz_limbs_write(z, need as _);
+        }
+    }
+    // Pass 2 (parallel): copy limbs, set sizes.
+    let slot = &slot;
+    (0..h.len()).into_par_iter().with_min_len(1024).for_each(|i| {
+        let v = h.get(i);
+        let z = slot(i);
+        // SAFETY: distinct mpz per i, capacity ensured in pass 1.
+        unsafe {
+            if !v.mag.is_empty() {
+                std::ptr::copy_nonoverlapping(v.mag.as_ptr(), (*z).d.as_ptr(), v.mag.len());
+            }
+            let n = v.mag.len() as i32;
+            (*z).size = if v.neg { -n } else { n };
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,122 @@
+//! `gpmp_poly_mul*`: dense Z\[x\] multiplication over `mpz_t` arrays and arrays of pointers.
+use super::mpz::{check_slots, views_of_array, views_of_ptrs, write_slab, mpz_ptr, mpz_srcptr, mpz_t, SendPtr};
+use super::status::guard;
+use super::gpmp_status;
+use crate::int::IntRef;
+use crate::zpoly::{self, Alg};
+use crate::{invalid, runtime, Result};
+use std::ffi::c_int;
+
+/// Multiplication algorithms for `gpmp_poly_mul_alg`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum gpmp_mul_alg {
+    GPMP_MUL_AUTO = 0,
+    GPMP_MUL_SCHOOLBOOK = 1,
+    GPMP_MUL_KRONECKER = 2,
+    GPMP_MUL_DIVIDE_CONQUER = 3,
+    GPMP_MUL_TOOM4 = 4,
+    GPMP_MUL_TOOM8 = 5,
+    GPMP_MUL_TWO_CONVOLUTION = 6,
+    GPMP_MUL_SMALL_PRIME_NTT = 7,
+    GPMP_MUL_BIG_PRIME_FFT = 8,
+}
+
+/// The C enum `gpmp_mul_alg` as it arrives from C: any int, validated before use.
+#[repr(transparent)]
+#[derive(Clone, Copy)]
+pub struct RawMulAlg(pub c_int);
+
+/// Product of two views into the output slots; nothing is written unless everything succeeded.
+fn mul_into(
+    name: &str,
+    out: &(impl Fn(usize) -> *mut mpz_t + Sync),
+    f: Result<Vec<IntRef>>,
+    g: Result<Vec<IntRef>>,
+    alg: Alg,
+) -> Result<()> {
+    let (f, g) = (f?, g?);
+    if f.is_empty() || g.is_empty() {
+        return Ok(());
+    }
+    let hlen = f.len() + g.len() - 1;
+    check_slots(hlen, &format!("{name}: h"), out)?;
+    let h = runtime::install(|| zpoly::mul(&f, &g, alg))?;
+    drop((f, g)); // the views may alias h
+    runtime::install(|| unsafe { write_slab(&h, out) })
+}
+
+fn array_slots(h: *mut mpz_t) -> impl Fn(usize) -> *mut mpz_t + Sync {
+    let h = SendPtr(h);
+    move |i| if h.get().is_null() { std::ptr::null_mut() } else { unsafe { h.get().add(i) } }
+}
+
+/// h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;
+/// nothing is written when flen or glen is 0. h may be the same array as f or g.
+///
+/// # Safety
+/// Arrays as described, initialised by the caller.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_poly_mul(h: *mut mpz_t, f: *const mpz_t, flen: usize, g: *const mpz_t, glen: usize) -> gpmp_status {
+    gpmp_poly_mul_alg(h, f, flen, g, glen, RawMulAlg(gpmp_mul_alg::GPMP_MUL_AUTO as c_int))
+}
+
+/// As `gpmp_poly_mul` with a chosen algorithm.
+///
+/// # Safety
+/// As `gpmp_poly_mul`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_poly_mul_alg(
+    h: *mut mpz_t,
+    f: *const mpz_t,
+    flen: usize,
+    g: *const mpz_t,
+    glen: usize,
+    alg: RawMulAlg,
+) -> gpmp_status {
+    guard("gpmp_poly_mul", || {
+        let Some(alg) = Alg::from_raw(alg.0 as i64) else {
+            return invalid!("unknown multiplication algorithm {}", alg.0);
+        };
+        mul_into("gpmp_poly_mul", &array_slots(h), views_of_array(f, flen, "f"), views_of_array(g, glen, "g"), alg)
+    })
+}
+
+/// h\[0 .. 2·flen−2\] = f². h may be the same array as f.
+///
+/// # Safety
+/// As `gpmp_poly_mul`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_poly_sqr(h: *mut mpz_t, f: *const mpz_t, flen: usize) -> gpmp_status {
+    guard("gpmp_poly_sqr", || {
+        let fv = views_of_array(f, flen, "f")?;
+        if fv.is_empty() {
+            return Ok(());
+        }
+        let out = array_slots(h);
+        check_slots(2 * flen - 1, "gpmp_poly_sqr: h", &out)?;
+        let r = runtime::install(|| zpoly::mul(&fv, &fv, Alg::Auto))?;
+        drop(fv);
+        runtime::install(|| write_slab(&r, &out))
+    })
+}
+
+/// `gpmp_poly_mul` over arrays of pointers (Julia `Vector{BigInt}`, gmpy2 objects, Maple's
+/// read-only integers). The h\[i\] must be distinct; they may point to the inputs.
+///
+/// # Safety
+/// Arrays of valid pointers to initialised `mpz_t`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_poly_mul_ptr(
+    h: *mut mpz_ptr,
+    f: *const mpz_srcptr,
+    flen: usize,
+    g: *const mpz_srcptr,
+    glen: usize,
+) -> gpmp_status {
+    guard("gpmp_poly_mul_ptr", || {
+        let hp = SendPtr(h);
+        let slots = move |i: usize| if hp.get().is_null() { std::ptr::null_mut() } else { unsafe { *hp.get().add(i) } };
+        mul_into("gpmp_poly_mul_ptr", &slots, views_of_ptrs(f, flen, "f"), views_of_ptrs(g, glen, "g"), Alg::Auto)
+    })
+}

@@ -1,0 +1,92 @@
+//! Version, error strings, thread count and backend.
+use super::status::{guard, guard_value, last_error_ptr};
+use super::gpmp_status;
+use crate::runtime::{self, Backend};
+use crate::invalid;
+use std::ffi::{c_char, c_int};
+
+/// Where the heavy work runs (`GPMP_BACKEND=auto|cpu|gpu` is the default).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum gpmp_backend {
+    GPMP_BACKEND_AUTO = 0,
+    GPMP_BACKEND_CPU = 1,
+    GPMP_BACKEND_GPU = 2,
+}
+
+/// The C enum `gpmp_backend` as it arrives from C: any int, validated before use.
+#[repr(transparent)]
+#[derive(Clone, Copy)]
+pub struct RawBackend(pub c_int);
+
+/// The library version, e.g. "0.1.0".
+#[no_mangle]
+pub extern "C" fn gpmp_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+/// A static English description of `status`.
+#[no_mangle]
+pub extern "C" fn gpmp_strerror(status: gpmp_status) -> *const c_char {
+    let s: &'static str = match status {
+        gpmp_status::GPMP_SUCCESS => "success\0",
+        gpmp_status::GPMP_FAILURE => "failure\0",
+        gpmp_status::GPMP_INVALID_ARGUMENT => "invalid argument\0",
+        gpmp_status::GPMP_NO_CUDA_DEVICE => "no usable CUDA device\0",
+        gpmp_status::GPMP_CUDA_ERROR => "CUDA error\0",
+        gpmp_status::GPMP_SIZE_TOO_LARGE => "size too large\0",
+        gpmp_status::GPMP_OUT_OF_MEMORY => "out of memory\0",
+        gpmp_status::GPMP_INTERNAL_ERROR => "internal error\0",
+    };
+    s.as_ptr().cast()
+}
+
+/// The detail of this thread's last failure ("" if none); valid until its next failing call.
+#[no_mangle]
+pub extern "C" fn gpmp_last_error() -> *const c_char {
+    last_error_ptr()
+}
+
+/// Sets the number of worker threads; 0 = all cores (env `GPMP_NUM_THREADS` is the default).
+#[no_mangle]
+pub extern "C" fn gpmp_set_num_threads(n: c_int) -> gpmp_status {
+    guard("gpmp_set_num_threads", || {
+        if n < 0 {
+            return invalid!("thread count {n} is negative");
+        }
+        if n as usize > 4096 {
+            return invalid!("thread count {n} is larger than 4096");
+        }
+        runtime::set_num_threads(n as usize)
+    })
+}
+
+/// The number of worker threads in use.
+#[no_mangle]
+pub extern "C" fn gpmp_get_num_threads() -> c_int {
+    guard_value("gpmp_get_num_threads", 1, || Ok(runtime::num_threads() as c_int))
+}
+
+/// Chooses the backend; `GPMP_BACKEND_GPU` without a usable GPU returns `GPMP_NO_CUDA_DEVICE`.
+#[no_mangle]
+pub extern "C" fn gpmp_set_backend(b: RawBackend) -> gpmp_status {
+    guard("gpmp_set_backend", || {
+        let b = match b.0 {
+            0 => Backend::Auto,
+            1 => Backend::Cpu,
+            2 => Backend::Gpu,
+            v => return invalid!("unknown backend {v}"),
+        };
+        runtime::set_backend(b)
+    })
+}
+
+/// The backend in use.
+#[no_mangle]
+pub extern "C" fn gpmp_get_backend() -> gpmp_backend {
+    match guard_value("gpmp_get_backend", Backend::Auto, || Ok(runtime::backend())) {
+        Backend::Auto => gpmp_backend::GPMP_BACKEND_AUTO,
+        Backend::Cpu => gpmp_backend::GPMP_BACKEND_CPU,
+        Backend::Gpu => gpmp_backend::GPMP_BACKEND_GPU,
+    }
+}

@@ -1,0 +1,112 @@
+//! Process-wide settings: the worker pool (`gpmp_set_num_threads`, env `GPMP_NUM_THREADS`) and the
+//! backend (`gpmp_set_backend`, env `GPMP_BACKEND=auto|cpu|gpu`).
+//!
+//! gpmp runs its parallel work in a rayon pool of its own, so that a host which also uses rayon keeps
+//! its global pool, and so that the thread count can change at run time.
+use crate::{Error, Result};
+use rayon::{ThreadPool, ThreadPoolBuilder};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+
+/// Where the heavy work runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The GPU above measured size thresholds when one is usable, else the CPU.
+    Auto = 0,
+    Cpu = 1,
+    Gpu = 2,
+}
+
+struct Pool {
+    pool: Arc<ThreadPool>,
+}
+
+fn pool_cell() -> &'static RwLock<Pool> {
+    static POOL: OnceLock<RwLock<Pool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let requested = std::env::var("GPMP_NUM_THREADS")
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .unwrap_or(0);
+        let pool = build_pool(requested)
+            .or_else(|_| build_pool(1))
+            .expect("gpmp: cannot start even one worker thread");
+        RwLock::new(Pool { pool })
+    })
+}
+
+fn build_pool(requested: usize) -> Result<Arc<ThreadPool>> {
+    let n = if requested == 0 { available_cores() } else { requested };
+    ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("gpmp-{i}"))
+        .build()
+        .map(Arc::new)
+        .map_err(|e| Error::Internal(format!("cannot start {n} worker threads: {e}")))
+}
+
+/// Logical cores available to this process.
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Sets the number of worker threads (0 = all cores).
+pub fn set_num_threads(n: usize) -> Result<()> {
+    let pool = build_pool(n)?;
+    let mut cell = pool_cell().write().unwrap_or_else(|e| e.into_inner());
+    *cell = Pool { pool };
+    Ok(())
+}
+
+/// The number of worker threads in use.
+pub fn num_threads() -> usize {
+    let cell = pool_cell().read().unwrap_or_else(|e| e.into_inner());
+    cell.pool.current_num_threads()
+}
+
+/// Runs `f` inside gpmp's pool (rayon calls in `f` use its threads).
+pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    let pool = {
+        let cell = pool_cell().read().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(&cell.pool)
+    };
+    pool.install(f)
+}
+
+static BACKEND: AtomicU8 = AtomicU8::new(u8::MAX);
+
+fn backend_from_env() -> Backend {
+    match std::env::var("GPMP_BACKEND").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
+        Ok("cpu") => Backend::Cpu,
+        Ok("gpu") => Backend::Gpu,
+        _ => Backend::Auto,
+    }
+}
+
+/// The current backend (env `GPMP_BACKEND` until `set_backend` is called).
+pub fn backend() -> Backend {
+    match BACKEND.load(Ordering::Relaxed) {
+        0 => Backend::Auto,
+        1 => Backend::Cpu,
+        2 => Backend::Gpu,
+        _ => {
+            let b = backend_from_env();
+            let _ = BACKEND.compare_exchange(u8::MAX, b as u8, Ordering::Relaxed, Ordering::Relaxed);
+            backend()
+        }
+    }
+}
+
+/// Whether a usable GPU is present. The GPU runtime is not built yet, so none is.
+pub fn gpu_available() -> bool {
+    false
+}
+
+/// Chooses the backend. `Gpu` without a usable GPU fails with `NoCudaDevice` and changes nothing.
+pub fn set_backend(b: Backend) -> Result<()> {
+    if b == Backend::Gpu && !gpu_available() {
+        return Err(Error::NoCudaDevice("no usable CUDA device (the GPU backend is not available in this build)".into()));
+    }
+    BACKEND.store(b as u8, Ordering::Relaxed);
+    Ok(())
+}
