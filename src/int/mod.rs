@@ -6,9 +6,11 @@
 //!   every multiplication algorithm;
 //! - [`try_zeroed`]: fallible allocation, so that out-of-memory becomes a status instead of an abort.
 mod alloc;
+mod mul;
 mod slab;
 
 pub use alloc::try_zeroed;
+pub use mul::mul_mag;
 pub use slab::{negate_in_place, ZSlab};
 
 /// Bits per limb.
