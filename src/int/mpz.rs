@@ -24,20 +24,6 @@ impl Mpz {
         }
     }
 
-    /// (−1)^neg · mag (a copy).
-    pub fn from_signed(neg: bool, mag: &[u64]) -> Self {
-        let mag = super::normalized(mag);
-        let mut z = Mpz::new();
-        // SAFETY: mpz_limbs_write returns room for mag.len() limbs; finish sets the signed size.
-        unsafe {
-            let p = gmp::mpz_limbs_write(z.as_mut_ptr(), mag.len().max(1) as _);
-            std::ptr::copy_nonoverlapping(mag.as_ptr(), p, mag.len());
-            let n = mag.len() as isize;
-            gmp::mpz_limbs_finish(z.as_mut_ptr(), if neg { -n } else { n } as _);
-        }
-        z
-    }
-
     pub fn as_ptr(&self) -> *const gmp::mpz_t {
         &self.0
     }

@@ -21,7 +21,10 @@ const GRAIN_LIMBS: u64 = 1 << 13;
 
 /// Z = Σ c_i·2^(b·i) as (|Z| without high zero limbs, Z < 0). Requires |c_i| < 2^(b−1).
 pub fn pack_signed(c: &[IntRef], b: u64) -> Result<(Vec<u64>, bool)> {
-    let total = limbs_for_bits(b * c.len() as u64);
+    let bits = b.checked_mul(c.len() as u64).filter(|&x| x < 1 << 58);
+    let total = limbs_for_bits(
+        bits.ok_or_else(|| crate::Error::SizeTooLarge(format!("{} coefficients of {b} bits", c.len())))?,
+    );
     let mut out = try_zeroed(total)?;
     let Some(lead) = c.iter().rposition(|x| !x.is_zero()) else {
         out.clear();
