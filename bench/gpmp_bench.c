@@ -116,6 +116,11 @@ static int split_list(char *s, char **tok, int max, const char *what) {
     return n;
 }
 
+static int cmp_size(const void *a, const void *b) {
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return (x > y) - (x < y);
+}
+
 static double geomean(const double *x, int n) {
     double s = 0;
     for (int i = 0; i < n; i++) s += log(x[i]);
@@ -251,6 +256,12 @@ static double predict(operands *op, int alg, double budget, gpmp_status *st) {
     return pred;
 }
 
+/* Whether to run again after `runs` runs taking `total` seconds: until min_time in total, and at
+ * least 3 runs while that stays under 5 min_time (one descheduled run must not be the result). */
+static int more_runs(const options *o, int runs, double total) {
+    return runs < o->max_runs && (total < o->min_time || (runs < 3 && total < 5 * o->min_time));
+}
+
 /* Best of R gpmp runs (the first one verified), R adaptive; returns the status of the first run. */
 static gpmp_status time_gpmp(operands *op, int alg, const options *o, double *best) {
     double t, total;
@@ -258,7 +269,7 @@ static gpmp_status time_gpmp(operands *op, int alg, const options *o, double *be
     if (st != GPMP_SUCCESS) return st;
     verify(op, alg);
     *best = total = t;
-    for (int r = 1; r < o->max_runs && total < o->min_time; r++) {
+    for (int r = 1; more_runs(o, r, total); r++) {
         gpmp_run(op, alg, op->flen, op->glen, &t);
         total += t;
         *best = fmin(*best, t);
@@ -268,7 +279,7 @@ static gpmp_status time_gpmp(operands *op, int alg, const options *o, double *be
 
 static double time_flint(operands *op, const options *o) {
     double best = INFINITY, total = 0;
-    for (int r = 0; r < o->max_runs && (r == 0 || total < o->min_time); r++) {
+    for (int r = 0; r == 0 || more_runs(o, r, total); r++) {
         double t0 = now();
         fmpz_poly_mul(op->H, op->F, op->G);
         double t = now() - t0;
@@ -384,9 +395,9 @@ static int poly_mul(int ncases, pm_case *cases, int nalgs, int *algs, int nthrea
 
     printf("## poly-mul: gpmp_poly_mul vs FLINT %s fmpz_poly_mul\n\n", FLINT_VERSION);
     print_versions(nthreads, threads);
-    printf("Times in ms, best of R runs (R: until %.2g s in total or %d runs). ratio = gpmp/FLINT "
+    printf("Times in ms, best of R runs (R: until %.2g s in total and 3 runs within %.2g s, at most %d). ratio = gpmp/FLINT "
            "(< 1: gpmp faster). \"skipped\": one gpmp run was predicted above %.3g s.\n",
-           o->min_time, o->max_runs, o->budget);
+           o->min_time, 5 * o->min_time, o->max_runs, o->budget);
     char a[64], b[64];
     for (int ti = 0; ti < nthreads; ti++) {
         printf("\n### %d thread%s (gpmp and FLINT)\n\n", threads[ti], threads[ti] == 1 ? "" : "s");
@@ -482,9 +493,10 @@ static int poly_mul(int ncases, pm_case *cases, int nalgs, int *algs, int nthrea
 
 /* ---------------------------------------------------------------- thresholds */
 
-/* Fastest gpmp algorithm per (length, bits) cell at each thread count, balanced operands. Per
- * (algorithm, bits, threads) the lengths grow; an algorithm whose next single run is predicted
- * above the cap (from its last two cells, cost ~ L^e with e in [1, 2]) is not run there or beyond. */
+/* Fastest gpmp algorithm per (length, bits) cell at each thread count, balanced operands. Lengths
+ * run in ascending order (outer loop, so that the time limit cuts the largest); an algorithm whose
+ * next single run is predicted above the budget (from its last two lengths at these bits and threads,
+ * cost ~ L^e with e in [1, 2]) is not run there or beyond. */
 static int thresholds(int nlens, size_t *lens, int nbits, unsigned *bits, int nalgs, int *algs, int nthreads,
                       int *threads, const options *o, double time_limit) {
     double t_start = now();
@@ -502,13 +514,15 @@ static int thresholds(int nlens, size_t *lens, int nbits, unsigned *bits, int na
         operands_clear(&op);
     }
     size_t ncell = (size_t)nlens * (size_t)nbits * (size_t)nthreads;
-    double *ms = xcalloc(ncell * (size_t)MAXN, sizeof(double)); /* [len][bits][threads][alg], <0: not run */
+    double *ms = xcalloc(ncell * (size_t)MAXN, sizeof(double)); /* [len][bits][threads][alg] */
     double *flint = xcalloc((size_t)nlens * (size_t)nbits, sizeof(double));
     char *note = xcalloc(ncell * (size_t)MAXN, 1); /* 's' slow (predicted above cap), 'n' n/a, 't' time limit */
 #define AT(li, bi, ti, ai) ((((size_t)(li) * (size_t)nbits + (size_t)(bi)) * (size_t)nthreads + (size_t)(ti)) * MAXN + (size_t)(ai))
-    for (int bi = 0; bi < nbits; bi++) {
-        double lastL[MAXN][MAXN] = {{0}}, lastT[MAXN][MAXN] = {{0}}, prevT[MAXN][MAXN] = {{0}};
-        for (int li = 0; li < nlens; li++) {
+    /* Per (bits, threads, algorithm): the last two (length, seconds) measured; slow once pruned. */
+    typedef struct { double l0, t0, l1, t1; int slow; } history;
+    history *hist = xcalloc((size_t)nbits * (size_t)nthreads * MAXN, sizeof *hist);
+    for (int li = 0; li < nlens; li++)
+        for (int bi = 0; bi < nbits; bi++) {
             if (now() - t_start > time_limit) {
                 for (int ti = 0; ti < nthreads; ti++)
                     for (int ai = 0; ai < navail; ai++) note[AT(li, bi, ti, ai)] = 't';
@@ -523,32 +537,32 @@ static int thresholds(int nlens, size_t *lens, int nbits, unsigned *bits, int na
                 set_threads(threads[ti]);
                 for (int ai = 0; ai < navail; ai++) {
                     size_t k = AT(li, bi, ti, ai);
+                    history *h = &hist[((size_t)bi * (size_t)nthreads + (size_t)ti) * MAXN + (size_t)ai];
                     double L = (double)lens[li], pred = 0, t;
-                    if (lastL[ti][ai] < 0) { note[k] = 's'; continue; }
-                    if (lastL[ti][ai] > 0) {
-                        double e = 2, q = L / lastL[ti][ai];
-                        if (prevT[ti][ai] > 20e-6 && lastT[ti][ai] > prevT[ti][ai])
-                            e = fmin(2, fmax(1, log(lastT[ti][ai] / prevT[ti][ai]) / log(q)));
-                        pred = lastT[ti][ai] * pow(q, e);
+                    if (h->l1 > 0) { /* cost ~ L^e, e from the last two lengths, in [1, 2] */
+                        double e = 2;
+                        if (h->l0 > 0 && h->t0 > 20e-6 && h->t1 > h->t0)
+                            e = fmin(2, fmax(1, log(h->t1 / h->t0) / log(h->l1 / h->l0)));
+                        pred = h->t1 * pow(L / h->l1, e);
                     }
-                    if (pred > o->budget) { note[k] = 's', lastL[ti][ai] = -1; continue; }
+                    if (h->slow || pred > o->budget) { note[k] = 's', h->slow = 1; continue; }
                     if (time_gpmp(&op, avail[ai], o, &t) == GPMP_INVALID_ARGUMENT) { note[k] = 'n'; continue; }
                     ms[k] = 1e3 * t;
-                    prevT[ti][ai] = lastT[ti][ai], lastT[ti][ai] = t, lastL[ti][ai] = L;
+                    h->l0 = h->l1, h->t0 = h->t1, h->l1 = L, h->t1 = t;
                 }
             }
             progress("len %zu, %u bits done (%.0f s)\n", lens[li], bits[bi], now() - t_start);
             operands_clear(&op);
         }
-    }
+    free(hist);
 
     printf("## thresholds: fastest gpmp algorithm per (length, bits), balanced operands\n\n");
     print_versions(nthreads, threads);
     printf("Algorithms: ");
     for (int ai = 0; ai < navail; ai++) printf("%s%s", ALGS[avail[ai]].name, ai + 1 < navail ? ", " : ".");
-    printf(" Times in ms, best of R (until %.2g s or %d runs); an algorithm is not run (\"slow\") where one run "
+    printf(" Times in ms, best of R (until %.2g s and 3 runs within %.2g s, at most %d); an algorithm is not run (\"slow\") where one run "
            "is predicted above %.3g s. Total %.0f s.\n",
-           o->min_time, o->max_runs, o->budget, now() - t_start);
+           o->min_time, 5 * o->min_time, o->max_runs, o->budget, now() - t_start);
     for (int ti = 0; ti < nthreads; ti++) {
         printf("\n### %d thread%s: fastest (ms; in brackets the runner-up, times slower)\n\n| len |", threads[ti], threads[ti] == 1 ? "" : "s");
         for (int bi = 0; bi < nbits; bi++) printf(" %u bits |", bits[bi]);
@@ -614,8 +628,8 @@ static void usage(void) {
             "  --threads LIST  thread counts for gpmp and FLINT (default: 1,nproc; thresholds: 1,2)\n"
             "  --lens LIST     thresholds lengths (default 2^4,2^6,...,2^16)\n"
             "  --bits LIST     thresholds bit sizes (default 64,256,1024,4096)\n"
-            "  --min-time S    repeat a measurement until S seconds in total (default 0.3; thresholds 0.05)\n"
-            "  --max-runs R    ... or R runs (default 1000)\n"
+            "  --min-time S    repeat a measurement until S s in total, and 3 runs within 5 S (default 0.3; thresholds 0.05)\n"
+            "  --max-runs R    at most R runs (default 1000)\n"
             "  --budget S      skip a gpmp run predicted above S seconds (default 20; thresholds 1)\n"
             "  --time-limit S  thresholds: stop starting new cells after S seconds (default 170)\n"
             "  --seed N        input seed (default 42)\n",
@@ -702,6 +716,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < n; i++) lens[nlens++] = parse_size(tok[i], "length");
     } else
         for (int k = 4; k <= 16; k += 2) lens[nlens++] = (size_t)1 << k;
+    qsort(lens, (size_t)nlens, sizeof *lens, cmp_size);
     if (bits_arg) {
         int n = split_list(bits_arg, tok, MAXCASES, "--bits");
         for (int i = 0; i < n; i++) bits[nbits++] = (unsigned)parse_size(tok[i], "bit size");
