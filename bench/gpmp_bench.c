@@ -625,7 +625,7 @@ static void usage(void) {
             "  --quick         poly-mul on a reduced grid (%s ...)\n"
             "  --alg LIST      gpmp algorithms: auto schoolbook kronecker dc toom4 toom8 twoconv ntt bigfft, or all\n"
             "                  (poly-mul default: auto; thresholds default: all but auto)\n"
-            "  --threads LIST  thread counts for gpmp and FLINT (default: 1,nproc; thresholds: 1,2)\n"
+            "  --threads LIST  thread counts for gpmp and FLINT (default: 1,2,nproc; thresholds: 1,2)\n"
             "  --lens LIST     thresholds lengths (default 2^4,2^6,...,2^16)\n"
             "  --bits LIST     thresholds bit sizes (default 64,256,1024,4096)\n"
             "  --min-time S    repeat a measurement until S s in total, and 3 runs within 5 S (default 0.3; thresholds 0.05)\n"
@@ -676,9 +676,10 @@ int main(int argc, char **argv) {
             threads[nthreads++] = (int)t;
         }
     } else {
+        long n = nproc(); /* 1, 2 (the issue-2 target) and all cores; thresholds: 1, 2 */
         threads[nthreads++] = 1;
-        long n = thr ? 2 : nproc();
-        if (n > 1) threads[nthreads++] = (int)n;
+        if (n > 1) threads[nthreads++] = 2;
+        if (n > 2 && !thr) threads[nthreads++] = n > 4096 ? 4096 : (int)n;
     }
 
     int algs[MAXN], nalgs = 0;
@@ -705,7 +706,9 @@ int main(int argc, char **argv) {
         } else {
             for (size_t i = 0; i < sizeof GRID / sizeof *GRID; i++) cases[ncases++] = parse_case(GRID[i]);
         }
-        return poly_mul(ncases, cases, nalgs, algs, nthreads, threads, &o);
+        int rc = poly_mul(ncases, cases, nalgs, algs, nthreads, threads, &o);
+        flint_cleanup_master();
+        return rc;
     }
 
     size_t lens[MAXCASES];
@@ -722,5 +725,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < n; i++) bits[nbits++] = (unsigned)parse_size(tok[i], "bit size");
     } else
         for (unsigned b = 64; b <= 4096; b *= 4) bits[nbits++] = b;
-    return thresholds(nlens, lens, nbits, bits, nalgs, algs, nthreads, threads, &o, time_limit);
+    int rc = thresholds(nlens, lens, nbits, bits, nalgs, algs, nthreads, threads, &o, time_limit);
+    flint_cleanup_master();
+    return rc;
 }

@@ -18,7 +18,7 @@ cat <<MD
 - CPU: $cpu, $(nproc) logical cores (flags: ${flags:-none}); load average at start: $(cut -d' ' -f1-3 /proc/loadavg)
 - gpmp commit: $commit, release build (\`cargo build --release\`)
 - FLINT: ${FLINT_PREFIX:-$HOME/.cache/flint3-native/3.6.1} (built by \`shared/bench/build-flint3.sh\`, native, fft_small)
-- Thread counts: 1 and $(nproc) (gpmp_set_num_threads / flint_set_num_threads)
+- Thread counts: 1, 2 and all $(nproc) cores unless --threads says otherwise (gpmp_set_num_threads / flint_set_num_threads)
 - Command: \`bench/run-grid.sh $*\` = \`make -C bench\` then \`bench/build/gpmp-bench ${args[*]}\`
 - Inputs: deterministic (splitmix64, seed 42 unless --seed) signed coefficients of exactly b bits; every gpmp
   product was checked coefficient by coefficient against FLINT's.
