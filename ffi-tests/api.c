@@ -2,6 +2,8 @@
  * Z[x] products (array and pointer forms, every algorithm, aliasing, bad input) against a GMP
  * schoolbook. Built and run by tests/ffi.rs (`cargo test`). */
 #include "common.h"
+#include <pthread.h>
+#include <stdatomic.h>
 
 /* ---- Algorithms that are not implemented yet: they must return GPMP_INVALID_ARGUMENT with a message
  * and write nothing. THE LEAD SHRINKS THIS LIST as the algorithms land (GPMP_MUL_BIG_PRIME_FFT stays
@@ -296,6 +298,46 @@ static void test_bad_input(void) {
   vec_free(before, hlen);
 }
 
+/* The host's GMP allocator (Julia's, Maple's) is called only on the calling thread: outputs are grown
+ * there before the parallel copy. Checked with counting allocation functions. */
+static pthread_t main_thread;
+static atomic_int allocs_here, allocs_elsewhere;
+static void *(*sys_alloc)(size_t);
+static void *(*sys_realloc)(void *, size_t, size_t);
+static void (*sys_free)(void *, size_t);
+
+static void count(void) {
+  if (pthread_equal(pthread_self(), main_thread))
+    atomic_fetch_add(&allocs_here, 1);
+  else
+    atomic_fetch_add(&allocs_elsewhere, 1);
+}
+static void *counting_alloc(size_t n) { count(); return sys_alloc(n); }
+static void *counting_realloc(void *p, size_t old, size_t n) { count(); return sys_realloc(p, old, n); }
+static void counting_free(void *p, size_t n) { count(); sys_free(p, n); }
+
+static void test_allocator_thread(gmp_randstate_t r) {
+  const size_t flen = 1500, glen = 700, hlen = flen + glen - 1; /* > 1024 outputs: parallel copy */
+  mpz_t *f = vec_new(flen), *g = vec_new(glen), *h = vec_new(hlen), *want = vec_new(hlen);
+  vec_random(f, flen, r, 300);
+  vec_random(g, glen, r, 200);
+  schoolbook(want, f, flen, g, glen);
+  CHECK(gpmp_set_num_threads(2) == GPMP_SUCCESS);
+  main_thread = pthread_self();
+  mp_get_memory_functions(&sys_alloc, &sys_realloc, &sys_free);
+  mp_set_memory_functions(counting_alloc, counting_realloc, counting_free);
+  CHECK(gpmp_poly_mul(h, f, flen, g, glen) == GPMP_SUCCESS); /* h were mpz_init'ed: all must grow */
+  mp_set_memory_functions(sys_alloc, sys_realloc, sys_free);
+  CHECK(vec_equal(h, want, hlen));
+  CHECK(atomic_load(&allocs_here) > 0);
+  CHECK(atomic_load(&allocs_elsewhere) == 0);
+  CHECK(gpmp_set_num_threads(0) == GPMP_SUCCESS);
+  vec_free(f, flen);
+  vec_free(g, glen);
+  vec_free(h, hlen);
+  vec_free(want, hlen);
+}
+
 int main(void) {
   CHECK(strcmp(gpmp_last_error(), "") == 0); /* nothing failed yet on this thread */
   gmp_randstate_t r;
@@ -307,6 +349,7 @@ int main(void) {
   test_products(r);
   test_aliasing(r);
   test_bad_input();
+  test_allocator_thread(r);
   gmp_randclear(r);
   printf("api: %s (%d failed checks)\n", failures ? "FAILED" : "ok", failures);
   return failures != 0;
