@@ -38,9 +38,17 @@ static void test_version_and_strings(void) {
   CHECK(strcmp(gpmp_strerror(GPMP_SUCCESS), "success") == 0);
 }
 
+/* The defaults come from GPMP_NUM_THREADS and GPMP_BACKEND (tests/ffi.rs runs this program with
+ * and without them). */
+static gpmp_backend default_backend(void) {
+  const char *b = getenv("GPMP_BACKEND");
+  return b && strcmp(b, "cpu") == 0 ? GPMP_BACKEND_CPU : GPMP_BACKEND_AUTO;
+}
+
 static void test_threads(void) {
   int t0 = gpmp_get_num_threads();
   CHECK(t0 >= 1);
+  if (getenv("GPMP_NUM_THREADS")) CHECK(t0 == atoi(getenv("GPMP_NUM_THREADS")));
   CHECK(gpmp_set_num_threads(1) == GPMP_SUCCESS);
   CHECK(gpmp_get_num_threads() == 1);
   CHECK(gpmp_set_num_threads(3) == GPMP_SUCCESS);
@@ -53,7 +61,7 @@ static void test_threads(void) {
 }
 
 static void test_backend(void) {
-  CHECK(gpmp_get_backend() == GPMP_BACKEND_AUTO); /* GPMP_BACKEND is unset in the test environment */
+  CHECK(gpmp_get_backend() == default_backend());
   CHECK(gpmp_set_backend(GPMP_BACKEND_CPU) == GPMP_SUCCESS);
   CHECK(gpmp_get_backend() == GPMP_BACKEND_CPU);
   reset_last_error();
