@@ -346,6 +346,55 @@ static void test_allocator_thread(gmp_randstate_t r) {
   vec_free(want, hlen);
 }
 
+/* Concurrent callers: products from several threads at once, and a thread-local gpmp_last_error. */
+struct caller {
+  int id, bad; /* in: which function fails on this thread; out: failed checks */
+};
+
+static void *caller_thread(void *arg) {
+  struct caller *c = (struct caller *)arg;
+  gmp_randstate_t r;
+  gmp_randinit_default(r);
+  gmp_randseed_ui(r, (unsigned long)c->id);
+  const size_t flen = 40 + (size_t)c->id, glen = 30, hlen = flen + glen - 1;
+  mpz_t *f = vec_new(flen), *g = vec_new(glen), *h = vec_new(hlen), *want = vec_new(hlen);
+  c->bad += strcmp(gpmp_last_error(), "") != 0; /* a new thread starts without an error */
+  for (int round = 0; round < 20; round++) {
+    vec_random(f, flen, r, 100 + 10 * (unsigned long)c->id);
+    vec_random(g, glen, r, 70);
+    schoolbook(want, f, flen, g, glen);
+    c->bad += gpmp_poly_mul(h, f, flen, g, glen) != GPMP_SUCCESS || !vec_equal(h, want, hlen);
+  }
+  const char *fn = c->id % 2 ? "gpmp_poly_sqr" : "gpmp_poly_mul_ptr";
+  gpmp_status s = c->id % 2 ? gpmp_poly_sqr(h, NULL, 2) : gpmp_poly_mul_ptr(NULL, NULL, 0, NULL, 1);
+  c->bad += s != GPMP_INVALID_ARGUMENT;
+  for (int round = 0; round < 5; round++) { /* other threads fail meanwhile: ours stays */
+    c->bad += strstr(gpmp_last_error(), fn) == NULL;
+    c->bad += gpmp_poly_mul(h, f, flen, g, glen) != GPMP_SUCCESS;
+  }
+  vec_free(f, flen);
+  vec_free(g, glen);
+  vec_free(h, hlen);
+  vec_free(want, hlen);
+  gmp_randclear(r);
+  return NULL;
+}
+
+static void test_concurrent_callers(void) {
+  enum { N = 6 };
+  pthread_t t[N];
+  struct caller c[N];
+  for (int i = 0; i < N; i++) {
+    c[i].id = i;
+    c[i].bad = 0;
+    CHECK(pthread_create(&t[i], NULL, caller_thread, &c[i]) == 0);
+  }
+  for (int i = 0; i < N; i++) {
+    CHECK(pthread_join(t[i], NULL) == 0);
+    CHECK(c[i].bad == 0);
+  }
+}
+
 int main(void) {
   CHECK(strcmp(gpmp_last_error(), "") == 0); /* nothing failed yet on this thread */
   gmp_randstate_t r;
@@ -358,6 +407,7 @@ int main(void) {
   test_aliasing(r);
   test_bad_input();
   test_allocator_thread(r);
+  test_concurrent_callers();
   gmp_randclear(r);
   printf("api: %s (%d failed checks)\n", failures ? "FAILED" : "ok", failures);
   return failures != 0;

@@ -71,7 +71,7 @@ fn compile(src: &Path, dir: &Path) -> PathBuf {
     };
     let lib = lib_dir();
     run(command(cc)
-        .args([std, "-Wall", "-Wextra", "-Werror", "-O1", "-g"])
+        .args([std, "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-pthread"])
         .arg(format!("-I{}", root().join("include").display()))
         .arg(format!("-DGPMP_EXPECTED_VERSION=\"{}\"", env!("CARGO_PKG_VERSION")))
         .arg(src)
