@@ -2,6 +2,8 @@
  * Z[x] products (array and pointer forms, every algorithm, aliasing, bad input) against a GMP
  * schoolbook. Built and run by tests/ffi.rs (`cargo test`). */
 #include "common.h"
+#include <pthread.h>
+#include <stdatomic.h>
 
 /* ---- Algorithms that are not implemented yet: they must return GPMP_INVALID_ARGUMENT with a message
  * and write nothing. THE LEAD SHRINKS THIS LIST as the algorithms land (GPMP_MUL_BIG_PRIME_FFT stays
@@ -36,9 +38,17 @@ static void test_version_and_strings(void) {
   CHECK(strcmp(gpmp_strerror(GPMP_SUCCESS), "success") == 0);
 }
 
+/* The defaults come from GPMP_NUM_THREADS and GPMP_BACKEND (tests/ffi.rs runs this program with
+ * and without them). */
+static gpmp_backend default_backend(void) {
+  const char *b = getenv("GPMP_BACKEND");
+  return b && strcmp(b, "cpu") == 0 ? GPMP_BACKEND_CPU : GPMP_BACKEND_AUTO;
+}
+
 static void test_threads(void) {
   int t0 = gpmp_get_num_threads();
   CHECK(t0 >= 1);
+  if (getenv("GPMP_NUM_THREADS")) CHECK(t0 == atoi(getenv("GPMP_NUM_THREADS")));
   CHECK(gpmp_set_num_threads(1) == GPMP_SUCCESS);
   CHECK(gpmp_get_num_threads() == 1);
   CHECK(gpmp_set_num_threads(3) == GPMP_SUCCESS);
@@ -51,7 +61,7 @@ static void test_threads(void) {
 }
 
 static void test_backend(void) {
-  CHECK(gpmp_get_backend() == GPMP_BACKEND_AUTO); /* GPMP_BACKEND is unset in the test environment */
+  CHECK(gpmp_get_backend() == default_backend());
   CHECK(gpmp_set_backend(GPMP_BACKEND_CPU) == GPMP_SUCCESS);
   CHECK(gpmp_get_backend() == GPMP_BACKEND_CPU);
   reset_last_error();
@@ -296,6 +306,95 @@ static void test_bad_input(void) {
   vec_free(before, hlen);
 }
 
+/* The host's GMP allocator (Julia's, Maple's) is called only on the calling thread: outputs are grown
+ * there before the parallel copy. Checked with counting allocation functions. */
+static pthread_t main_thread;
+static atomic_int allocs_here, allocs_elsewhere;
+static void *(*sys_alloc)(size_t);
+static void *(*sys_realloc)(void *, size_t, size_t);
+static void (*sys_free)(void *, size_t);
+
+static void count(void) {
+  if (pthread_equal(pthread_self(), main_thread))
+    atomic_fetch_add(&allocs_here, 1);
+  else
+    atomic_fetch_add(&allocs_elsewhere, 1);
+}
+static void *counting_alloc(size_t n) { count(); return sys_alloc(n); }
+static void *counting_realloc(void *p, size_t old, size_t n) { count(); return sys_realloc(p, old, n); }
+static void counting_free(void *p, size_t n) { count(); sys_free(p, n); }
+
+static void test_allocator_thread(gmp_randstate_t r) {
+  const size_t flen = 1500, glen = 700, hlen = flen + glen - 1; /* > 1024 outputs: parallel copy */
+  mpz_t *f = vec_new(flen), *g = vec_new(glen), *h = vec_new(hlen), *want = vec_new(hlen);
+  vec_random(f, flen, r, 300);
+  vec_random(g, glen, r, 200);
+  schoolbook(want, f, flen, g, glen);
+  CHECK(gpmp_set_num_threads(2) == GPMP_SUCCESS);
+  main_thread = pthread_self();
+  mp_get_memory_functions(&sys_alloc, &sys_realloc, &sys_free);
+  mp_set_memory_functions(counting_alloc, counting_realloc, counting_free);
+  CHECK(gpmp_poly_mul(h, f, flen, g, glen) == GPMP_SUCCESS); /* h were mpz_init'ed: all must grow */
+  mp_set_memory_functions(sys_alloc, sys_realloc, sys_free);
+  CHECK(vec_equal(h, want, hlen));
+  CHECK(atomic_load(&allocs_here) > 0);
+  CHECK(atomic_load(&allocs_elsewhere) == 0);
+  CHECK(gpmp_set_num_threads(0) == GPMP_SUCCESS);
+  vec_free(f, flen);
+  vec_free(g, glen);
+  vec_free(h, hlen);
+  vec_free(want, hlen);
+}
+
+/* Concurrent callers: products from several threads at once, and a thread-local gpmp_last_error. */
+struct caller {
+  int id, bad; /* in: which function fails on this thread; out: failed checks */
+};
+
+static void *caller_thread(void *arg) {
+  struct caller *c = (struct caller *)arg;
+  gmp_randstate_t r;
+  gmp_randinit_default(r);
+  gmp_randseed_ui(r, (unsigned long)c->id);
+  const size_t flen = 40 + (size_t)c->id, glen = 30, hlen = flen + glen - 1;
+  mpz_t *f = vec_new(flen), *g = vec_new(glen), *h = vec_new(hlen), *want = vec_new(hlen);
+  c->bad += strcmp(gpmp_last_error(), "") != 0; /* a new thread starts without an error */
+  for (int round = 0; round < 20; round++) {
+    vec_random(f, flen, r, 100 + 10 * (unsigned long)c->id);
+    vec_random(g, glen, r, 70);
+    schoolbook(want, f, flen, g, glen);
+    c->bad += gpmp_poly_mul(h, f, flen, g, glen) != GPMP_SUCCESS || !vec_equal(h, want, hlen);
+  }
+  const char *fn = c->id % 2 ? "gpmp_poly_sqr" : "gpmp_poly_mul_ptr";
+  gpmp_status s = c->id % 2 ? gpmp_poly_sqr(h, NULL, 2) : gpmp_poly_mul_ptr(NULL, NULL, 0, NULL, 1);
+  c->bad += s != GPMP_INVALID_ARGUMENT;
+  for (int round = 0; round < 5; round++) { /* other threads fail meanwhile: ours stays */
+    c->bad += strstr(gpmp_last_error(), fn) == NULL;
+    c->bad += gpmp_poly_mul(h, f, flen, g, glen) != GPMP_SUCCESS;
+  }
+  vec_free(f, flen);
+  vec_free(g, glen);
+  vec_free(h, hlen);
+  vec_free(want, hlen);
+  gmp_randclear(r);
+  return NULL;
+}
+
+static void test_concurrent_callers(void) {
+  enum { N = 6 };
+  pthread_t t[N];
+  struct caller c[N];
+  for (int i = 0; i < N; i++) {
+    c[i].id = i;
+    c[i].bad = 0;
+    CHECK(pthread_create(&t[i], NULL, caller_thread, &c[i]) == 0);
+  }
+  for (int i = 0; i < N; i++) {
+    CHECK(pthread_join(t[i], NULL) == 0);
+    CHECK(c[i].bad == 0);
+  }
+}
+
 int main(void) {
   CHECK(strcmp(gpmp_last_error(), "") == 0); /* nothing failed yet on this thread */
   gmp_randstate_t r;
@@ -307,6 +406,8 @@ int main(void) {
   test_products(r);
   test_aliasing(r);
   test_bad_input();
+  test_allocator_thread(r);
+  test_concurrent_callers();
   gmp_randclear(r);
   printf("api: %s (%d failed checks)\n", failures ? "FAILED" : "ok", failures);
   return failures != 0;

@@ -224,6 +224,17 @@ static void test_bad_struct(void) {
   CHECK_LAST_ERROR("gpmp_multiplyPolynomialsPreAlloc_DUZP");
   CHECK(poly_is(c, v, 3));
 
+  /* a bad destination too, before anything is written to it */
+  DUZP_t *bad = poly_from(v, 3);
+  bad->alloc = 1;
+  reset_last_error();
+  gpmp_multiplyPolynomialsPreAlloc_DUZP(b, b, &bad);
+  CHECK_LAST_ERROR("gpmp_multiplyPolynomialsPreAlloc_DUZP");
+  CHECK(bad->lt == 2 && bad->alloc == 1);
+  bad->alloc = 3;
+  CHECK(poly_is(bad, v, 3));
+  freePolynomial_DUZP(bad);
+
   a->alloc = alloc;
   freePolynomial_DUZP(a);
   freePolynomial_DUZP(b);

@@ -44,11 +44,16 @@ fn have(tool: &str) -> bool {
     Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
-/// Runs `cmd` with GPMP_* unset and asserts exit status 0; returns its output.
+/// `program` with GPMP_BACKEND and GPMP_NUM_THREADS unset.
+fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.env_remove("GPMP_BACKEND").env_remove("GPMP_NUM_THREADS");
+    cmd
+}
+
+/// Runs `cmd` and asserts exit status 0; returns its output.
 fn run(cmd: &mut Command) -> Output {
     let out = cmd
-        .env_remove("GPMP_BACKEND")
-        .env_remove("GPMP_NUM_THREADS")
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -65,8 +70,8 @@ fn compile(src: &Path, dir: &Path) -> PathBuf {
         _ => ("gcc", "-std=c11"),
     };
     let lib = lib_dir();
-    run(Command::new(cc)
-        .args([std, "-Wall", "-Wextra", "-Werror", "-O1", "-g"])
+    run(command(cc)
+        .args([std, "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-pthread"])
         .arg(format!("-I{}", root().join("include").display()))
         .arg(format!("-DGPMP_EXPECTED_VERSION=\"{}\"", env!("CARGO_PKG_VERSION")))
         .arg(src)
@@ -89,8 +94,14 @@ fn c_and_cxx_programs() {
     srcs.sort();
     assert!(srcs.len() >= 3, "ffi-tests/ has api.c, bpas.c and cxx.cpp");
     for src in srcs {
-        run(&mut Command::new(compile(&src, &dir)));
+        run(&mut command(compile(&src, &dir)));
     }
+}
+
+#[test]
+fn defaults_from_environment() {
+    let exe = compile(&root().join("ffi-tests/api.c"), &scratch("env"));
+    run(command(exe).env("GPMP_NUM_THREADS", "3").env("GPMP_BACKEND", "cpu"));
 }
 
 #[test]
@@ -100,7 +111,7 @@ fn bpas_layer_is_valgrind_clean() {
         return;
     }
     let exe = compile(&root().join("ffi-tests/bpas.c"), &scratch("valgrind"));
-    run(Command::new("valgrind")
+    run(command("valgrind")
         .args(["--error-exitcode=1", "--leak-check=full", "--errors-for-leak-kinds=definite,possible", "-q"])
         .arg(format!("--suppressions={}", root().join("ffi-tests/valgrind.supp").display()))
         .arg(exe));
@@ -114,7 +125,7 @@ fn install_and_pkg_config() {
     }
     let dir = scratch("install");
     let prefix = dir.join("prefix");
-    run(Command::new("make")
+    run(command("make")
         .arg("-C")
         .arg(root().join("examples-c"))
         .arg("install")
@@ -130,13 +141,13 @@ fn install_and_pkg_config() {
     for (example, args) in [("poly_mul", &["300", "200"][..]), ("bpas_drop_in", &[][..])] {
         let exe = dir.join(example);
         let src = root().join("examples-c").join(format!("{example}.c"));
-        run(Command::new("sh")
+        run(command("sh")
             .arg("-c")
             .arg(r#"cc -std=c11 -Wall -Wextra -Werror "$1" -o "$2" $(pkg-config --cflags --libs gpmp)"#)
             .arg("sh")
             .arg(&src)
             .arg(&exe)
             .env("PKG_CONFIG_PATH", libdir.join("pkgconfig")));
-        run(Command::new(&exe).args(args).env("LD_LIBRARY_PATH", &libdir));
+        run(command(&exe).args(args).env("LD_LIBRARY_PATH", &libdir));
     }
 }

@@ -40,12 +40,18 @@ unsafe fn initialised(p: *const DUZP_t) -> usize {
     }
 }
 
-/// The coefficients of `p` without its leading zeros (empty = the zero polynomial).
-unsafe fn coefs_of<'a>(p: *const DUZP_t, what: &str) -> Result<Vec<IntRef<'a>>> {
+/// [`initialised`], checked against alloc.
+unsafe fn checked_initialised(p: *const DUZP_t, what: &str) -> Result<usize> {
     let n = initialised(p);
     if n > 0 && (*p).lt >= (*p).alloc {
         return invalid!("{what}: lt = {} is not below alloc = {}", (*p).lt, (*p).alloc);
     }
+    Ok(n)
+}
+
+/// The coefficients of `p` without its leading zeros (empty = the zero polynomial).
+unsafe fn coefs_of<'a>(p: *const DUZP_t, what: &str) -> Result<Vec<IntRef<'a>>> {
+    let n = checked_initialised(p, what)?;
     let mut v = views_of_array(if n > 0 { (*p).coefs } else { null_mut() }, n, what)?;
     while v.last().is_some_and(IntRef::is_zero) {
         v.pop();
@@ -87,10 +93,10 @@ unsafe fn make(alloc: usize) -> Result<*mut DUZP_t> {
 /// Sets `*p` to `h` (`None` = 0) as BPAS does: `realloc` when alloc is too small, `mpz_init` the
 /// slots above the old lt, write, `mpz_clear` the slots above the new lt. On error the value of `*p`
 /// is unchanged (its alloc may have grown).
-unsafe fn assign(p: *mut DUZP_t, h: Option<&ZSlab>) -> Result<()> {
+unsafe fn assign(p: *mut DUZP_t, h: Option<&ZSlab>, what: &str) -> Result<()> {
+    let old = checked_initialised(p, what)?;
     let p = &mut *p;
     let n = h.map_or(1, ZSlab::len);
-    let old = initialised(p);
     if (p.alloc.max(0) as usize) < n {
         let bytes = bytes_for(n)?;
         let c = libc::realloc(p.coefs.cast(), bytes).cast::<mpz_t>();
@@ -105,7 +111,7 @@ unsafe fn assign(p: *mut DUZP_t, h: Option<&ZSlab>) -> Result<()> {
     }
     let c = SendPtr(p.coefs);
     let written = match h {
-        Some(h) => runtime::install(|| write_slab(h, move |i| c.get().add(i))),
+        Some(h) => write_slab(h, move |i| c.get().add(i)),
         None => {
             gmp::mpz_set_ui(p.coefs, 0);
             Ok(())
@@ -159,7 +165,7 @@ pub unsafe extern "C" fn gpmp_multiplyPolynomials_DUZP(a: *const DUZP_t, b: *con
         }
         let h = product(&coefs_of(a, "a")?, &coefs_of(b, "b")?)?;
         let c = make(h.as_ref().map_or(1, ZSlab::len))?;
-        if let Err(e) = assign(c, h.as_ref()) {
+        if let Err(e) = assign(c, h.as_ref(), "c") {
             gpmp_freePolynomial_DUZP(c);
             return Err(e);
         }
@@ -184,7 +190,7 @@ pub unsafe extern "C" fn gpmp_multiplyPolynomials_DUZP_inp(a: *const DUZP_t, b: 
                 *b = null_mut();
                 Ok(())
             }
-            Some(h) => assign(*b, Some(&h)),
+            Some(h) => assign(*b, Some(&h), "*b"),
         }
     });
 }
@@ -203,10 +209,10 @@ pub unsafe extern "C" fn gpmp_multiplyPolynomialsPreAlloc_DUZP(a: *const DUZP_t,
         }
         let h = product(&coefs_of(a, "a")?, &coefs_of(b, "b")?)?;
         if !(*c).is_null() {
-            return assign(*c, h.as_ref());
+            return assign(*c, h.as_ref(), "*c");
         }
         let p = make(h.as_ref().map_or(1, ZSlab::len))?;
-        if let Err(e) = assign(p, h.as_ref()) {
+        if let Err(e) = assign(p, h.as_ref(), "*c") {
             gpmp_freePolynomial_DUZP(p);
             return Err(e);
         }
