@@ -241,4 +241,26 @@ mod tests {
     fn toom8_large_matches_schoolbook() {
         check_large(Alg::Toom8);
     }
+
+    /// Random shapes (lengths 1..2000, very unbalanced, 1..2000 bits, all coefficient styles):
+    /// Kronecker, divide & conquer, Toom-4 and Toom-8 against the schoolbook product.
+    #[test]
+    fn block_algorithms_agree_on_random_shapes() {
+        use crate::zpoly::mul;
+        use crate::zpoly::testing::{poly, slab_coefs, views, Rng};
+        let mut rng = Rng(777);
+        for it in 0..150 {
+            let fl = 1 + rng.below(if it % 10 == 0 { 2000 } else { 150 }) as usize;
+            let gl = 1 + rng.below(if it % 7 == 0 { 2000 } else { 150 }) as usize;
+            let bits = 1 + rng.below(if it % 5 == 0 { 2000 } else { 200 });
+            let (s1, s2) = (rng.below(4), rng.below(4));
+            let (f, g) = (poly(&mut rng, fl, bits, s1), poly(&mut rng, gl, bits, s2));
+            let (fv, gv) = (views(&f), views(&g));
+            let want = slab_coefs(&mul(&fv, &gv, Alg::Schoolbook).unwrap());
+            for alg in [Alg::Kronecker, Alg::DivideConquer, Alg::Toom4, Alg::Toom8] {
+                let got = slab_coefs(&mul(&fv, &gv, alg).unwrap());
+                assert!(got == want, "{alg:?}: {fl} x {gl}, {bits} bits, styles {s1}, {s2}");
+            }
+        }
+    }
 }
