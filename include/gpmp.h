@@ -9,6 +9,16 @@
 #include <stdint.h>
 
 /*
+ Largest supported transform length (log2).
+ */
+#define MAX_LOGN 40
+
+/*
+ Smallest transform size tfhe-ntt accepts.
+ */
+#define MIN_NTT 16
+
+/*
  Status of every gpmp call; the values are CUMODP's `cumodp_err` where one exists.
  */
 typedef enum gpmp_status {
@@ -49,6 +59,32 @@ typedef enum gpmp_mul_alg {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/*
+ The number of CUDA devices; 0 when there is no driver or no device.
+ */
+int gpmp_cuda_device_count(void);
+
+/*
+ Writes the name of CUDA device `device` into `buf` (`len` bytes, NUL-terminated, truncated to
+ fit); `buf` is untouched on failure.
+
+ # Safety
+ `buf` must point to `len` writable bytes.
+ */
+enum gpmp_status gpmp_cuda_device_name(int device, char *buf, size_t len);
+
+/*
+ Makes `device` the CUDA device of every later GPU call in the process (default 0, or env
+ `GPMP_CUDA_DEVICE`).
+ */
+enum gpmp_status gpmp_set_cuda_device(int device);
+
+/*
+ Opens the current device and compiles and loads every kernel now (otherwise that happens at
+ first use).
+ */
+enum gpmp_status gpmp_gpu_warmup(void);
 
 /*
  h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;
