@@ -8,10 +8,11 @@
 //     out[(j div Ns) Ns R + (j mod Ns) + k Ns] = V_k          (k < R)
 //
 // One block does T = E/R groups in shared memory; DFT_R is radix-2 decimation in frequency in
-// place (bit-reversed result, read back reversed). Products are Shoup's: with w' = floor(w 2^64/p),
+// place, three stages at a time in registers (bit-reversed result, read back reversed). Products are Shoup's: with w' = floor(w 2^64/p),
 // x w mod p = x w - floor(x w' / 2^64) p - {0 or p}, valid for any x < 2^64 since p < 2^63.
 //
-// Defines: LOGE (log2 of the elements a block holds), NT (threads per block).
+// Defines: WORD (64, or 32 for p < 2^31: words, tables and products in 32 bits), LOGE (log2 of
+// the words a block holds), NT (threads per block).
 #ifdef GPMP_FORCE_ERROR
 #error GPMP_FORCE_ERROR: this specialisation exists only to test error reporting
 #endif
@@ -21,21 +22,77 @@
 #ifndef NT
 #define NT 256
 #endif
+#ifndef WORD
+#define WORD 64
+#endif
 
 typedef unsigned long long u64;
 #define E (1u << LOGE)
 
-__device__ __forceinline__ u64 mul_shoup(u64 x, u64 w, u64 wq, u64 p) {
-    u64 q = __umul64hi(x, wq);
-    u64 r = x * w - q * p;
+#if WORD == 32
+typedef unsigned word;
+__device__ __forceinline__ word mul_hi(word a, word b) { return __umulhi(a, b); }
+#elif WORD == 64
+typedef u64 word;
+__device__ __forceinline__ word mul_hi(word a, word b) { return __umul64hi(a, b); }
+#else
+#error WORD must be 32 or 64
+#endif
+
+// x w mod p for any word x, with wq = floor(w 2^WORD / p) and p < 2^(WORD-1).
+__device__ __forceinline__ word mul_shoup(word x, word w, word wq, word p) {
+    word q = mul_hi(x, wq);
+    word r = x * w - q * p;
     return r >= p ? r - p : r;
 }
-__device__ __forceinline__ u64 add_mod(u64 a, u64 b, u64 p) {
-    u64 s = a + b;
+__device__ __forceinline__ word add_mod(word a, word b, word p) {
+    word s = a + b;
     return s >= p ? s - p : s;
 }
-__device__ __forceinline__ u64 sub_mod(u64 a, u64 b, u64 p) {
+__device__ __forceinline__ word sub_mod(word a, word b, word p) {
     return a >= b ? a - b : a + (p - b);
+}
+
+// Shared-memory word of element i of the group starting at `base`: within each run of 32 words
+// the low five bits are XORed with the run index, so that strided and bit-reversed accesses of a
+// warp spread over the banks.
+__device__ __forceinline__ unsigned sw(unsigned base, unsigned i) {
+    return base + (i ^ ((i >> 5) & 31));
+}
+
+// C consecutive radix-2 DIF stages (half-spans h0 = 2^logh0, h0/2, ..., h0/2^(C-1)) on every
+// group, each thread holding 2^C words in registers: the words m + t q (t < 2^C, q = h0/2^(C-1))
+// of one 2 h0 block. Stage h maps (a, b) at offset o < h of a 2h block to (a + b, (a - b) w_2h^o).
+template <int C>
+__device__ __forceinline__ void dif_chunk(word* s, unsigned row, unsigned logr, unsigned logh0,
+                                          const word* __restrict__ roots, unsigned logr0, word p) {
+    const unsigned P = 1u << C, logq = logh0 + 1 - C;
+    const unsigned units_per_group = 1u << (logr - C);
+    for (unsigned u = threadIdx.x; u < (E >> C); u += NT) {
+        unsigned tl = u >> (logr - C), k = u & (units_per_group - 1);
+        unsigned m = k & ((1u << logq) - 1);
+        unsigned first = ((k >> logq) << (logh0 + 1)) + m, base = tl * row;
+        word v[P];
+#pragma unroll
+        for (unsigned t = 0; t < P; ++t) v[t] = s[sw(base, first + (t << logq))];
+#pragma unroll
+        for (int st = 0; st < C; ++st) {
+            const unsigned ht = 1u << (C - 1 - st);
+            const unsigned shift = logr0 - (logq + C - st);  // w_2h = w0^(R0/2h), 2h = 2^(C-st) q
+#pragma unroll
+            for (unsigned t = 0; t < P; ++t) {
+                if (t & ht) continue;
+                word x = v[t], y = v[t + ht];
+                v[t] = add_mod(x, y, p);
+                word d = sub_mod(x, y, p);
+                unsigned idx = (m + ((t & (ht - 1)) << logq)) << shift;
+                if (idx) d = mul_shoup(d, roots[2 * idx], roots[2 * idx + 1], p);
+                v[t + ht] = d;
+            }
+        }
+#pragma unroll
+        for (unsigned t = 0; t < P; ++t) s[sw(base, first + (t << logq))] = v[t];
+    }
 }
 
 // One Stockham pass of radix R = 2^logr (logr <= LOGE) at stride Ns = 2^logns over `groups` =
@@ -43,11 +100,13 @@ __device__ __forceinline__ u64 sub_mod(u64 a, u64 b, u64 p) {
 // R0 = 2^logr0 >= R. The pass twiddle w^e (e < n) is tlo[e mod L] thi[e div L], L = 2^logl, both
 // tables as (value, companion) pairs. When `scale` != 1 every output is multiplied by it.
 extern "C" __global__ void __launch_bounds__(NT) ntt_pass(
-    const u64* __restrict__ in, u64* __restrict__ out, u64 p, unsigned logn, unsigned logr,
-    unsigned logns, u64 groups, const u64* __restrict__ roots, unsigned logr0,
-    const u64* __restrict__ tlo, const u64* __restrict__ thi, unsigned logl, u64 scale, u64 scaleq)
+    const word* __restrict__ in, word* __restrict__ out, u64 p64, unsigned logn, unsigned logr,
+    unsigned logns, u64 groups, const word* __restrict__ roots, unsigned logr0,
+    const word* __restrict__ tlo, const word* __restrict__ thi, unsigned logl, u64 scale64,
+    u64 scaleq64)
 {
-    __shared__ u64 s[E + E / 2];
+    __shared__ word s[E + E / 2];
+    const word p = (word)p64, scale = (word)scale64, scaleq = (word)scaleq64;
     const unsigned R = 1u << logr, logt = LOGE - logr, T = 1u << logt;
     const unsigned row = R + (T > 1);  // one word of padding between groups against bank conflicts
     const unsigned logm = logn - logr; // n/R groups per transform
@@ -62,33 +121,23 @@ extern "C" __global__ void __launch_bounds__(NT) ntt_pass(
         u64 g = g0 + tl;
         if (g < groups) {
             u64 b = g >> logm, j = g & (m - 1);
-            u64 x = in[(b << logn) + j + ((u64)r << logm)];
+            word x = in[(b << logn) + j + ((u64)r << logm)];
             u64 e = ((j & (ns - 1)) * r) << (logm - logns);
             if (e) {
                 u64 lo = e & ((1ull << logl) - 1), hi = e >> logl;
                 x = mul_shoup(x, tlo[2 * lo], tlo[2 * lo + 1], p);
                 if (hi) x = mul_shoup(x, thi[2 * hi], thi[2 * hi + 1], p);
             }
-            s[tl * row + r] = x;
+            s[sw(tl * row, r)] = x;
         }
     }
     __syncthreads();
 
-    // DFT_R of every group: radix-2 DIF, span `len` halves each stage.
-    for (unsigned loglen = logr; loglen-- > 0;) {
-        const unsigned len = 1u << loglen, shift = logr0 - loglen - 1;
-        for (unsigned i = threadIdx.x; i < E / 2; i += NT) {
-            unsigned tl = i >> (logr - 1), k = i & (R / 2 - 1);
-            unsigned mm = k & (len - 1);
-            unsigned a = tl * row + ((k >> loglen) << (loglen + 1)) + mm, c = a + len;
-            u64 x = s[a], y = s[c];
-            s[a] = add_mod(x, y, p);
-            u64 d = sub_mod(x, y, p);
-            if (mm) d = mul_shoup(d, roots[2 * (mm << shift)], roots[2 * (mm << shift) + 1], p);
-            s[c] = d;
-        }
-        __syncthreads();
-    }
+    // DFT_R of every group: radix-2 DIF, three stages at a time in registers.
+    unsigned loglen = logr;  // log2 of the span of the next chunk of stages
+    while (loglen >= 3) { dif_chunk<3>(s, row, logr, loglen - 1, roots, logr0, p); loglen -= 3; __syncthreads(); }
+    if (loglen == 2) { dif_chunk<2>(s, row, logr, 1, roots, logr0, p); __syncthreads(); }
+    if (loglen == 1) { dif_chunk<1>(s, row, logr, 0, roots, logr0, p); __syncthreads(); }
 
     // Store: X_k sits at bit-reverse(k); coalesced over groups once the stride is large enough.
     for (unsigned i = threadIdx.x; i < E; i += NT) {
@@ -98,7 +147,7 @@ extern "C" __global__ void __launch_bounds__(NT) ntt_pass(
         u64 g = g0 + tl;
         if (g < groups) {
             u64 b = g >> logm, j = g & (m - 1);
-            u64 x = s[tl * row + (__brev(k) >> (32 - logr))];
+            word x = s[sw(tl * row, __brev(k) >> (32 - logr))];
             if (scale != 1) x = mul_shoup(x, scale, scaleq, p);
             out[(b << logn) + ((j >> logns) << (logns + logr)) + (j & (ns - 1)) + ((u64)k << logns)] = x;
         }

@@ -3,7 +3,7 @@
 //! n^(−1)), for an odd prime p < 2^63 and a primitive n-th root of unity w.
 //!
 //! The transform is a sequence of radix-R Stockham passes (`kernels/ntt.cu`), each reading and
-//! writing every word once: one pass for n ≤ 2^12, otherwise ⌈k/10⌉ passes of nearly equal radix
+//! writing every word once, in 32-bit words and arithmetic when p < 2^31, else 64-bit: one pass for n ≤ 2^12, otherwise ⌈k/10⌉ passes of nearly equal radix
 //! (2^24 = 3 passes of 2^8). Twiddles are precomputed on the host with their Shoup companions
 //! ⌊t·2^64/p⌋: the DFT_R roots (R_max/2 of them) and w^e for e < n as a product of two tables of
 //! about √n entries each.
@@ -12,7 +12,7 @@ use super::device::{self, Device};
 use super::{driver_err, shield};
 use crate::nmod::prime::{invmod, is_prime, mulmod, powmod};
 use crate::{invalid, Error, Result};
-use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
 /// log2 of the words one block holds (`LOGE` in the kernel) and its threads (`NT`).
@@ -23,13 +23,31 @@ const MAX_LOGR: u32 = 10;
 /// Largest supported transform length (log2).
 pub const MAX_LOGN: u32 = 40;
 
-fn spec() -> Spec {
-    Spec { source: "ntt.cu", defines: vec![("LOGE", LOGE as i64), ("NT", NT as i64)] }
+/// A device word: u32 (for p < 2^31) or u64.
+pub trait Word: DeviceRepr + Copy + Default + Send + Sync + 'static {
+    const BITS: u32;
+    fn from_u64(x: u64) -> Self;
+}
+impl Word for u32 {
+    const BITS: u32 = 32;
+    fn from_u64(x: u64) -> Self {
+        x as u32
+    }
+}
+impl Word for u64 {
+    const BITS: u32 = 64;
+    fn from_u64(x: u64) -> Self {
+        x
+    }
+}
+
+fn spec(word_bits: u32) -> Spec {
+    Spec { source: "ntt.cu", defines: vec![("WORD", word_bits as i64), ("LOGE", LOGE as i64), ("NT", NT as i64)] }
 }
 
 /// Every specialisation this module can request.
 pub fn specs() -> Vec<Spec> {
-    vec![spec()]
+    vec![spec(64), spec(32)]
 }
 
 /// The radices (log2) of the passes for n = 2^logn: one pass up to 2^LOGE, else the fewest passes
@@ -42,18 +60,23 @@ fn pass_radices(logn: u32) -> Vec<u32> {
     (0..k).map(|i| logn / k + u32::from(i < logn % k)).collect()
 }
 
-/// ⌊t·2^64/p⌋, the Shoup companion of t < p.
-fn companion(t: u64, p: u64) -> u64 {
-    (((t as u128) << 64) / p as u128) as u64
+/// The number of passes (each one read and one write of every word) for length 2^logn.
+pub fn passes(logn: u32) -> usize {
+    pass_radices(logn).len()
 }
 
-/// (w^i, companion) for i < len, flattened.
-fn power_table(w: u64, len: usize, p: u64) -> Vec<u64> {
+/// ⌊t·2^bits/p⌋, the Shoup companion of t < p (bits = 32 needs p < 2^31, 64 needs p < 2^63).
+fn companion(t: u64, p: u64, bits: u32) -> u64 {
+    (((t as u128) << bits) / p as u128) as u64
+}
+
+/// (w^i, companion) for i < len, flattened, in words of W.
+fn power_table<W: Word>(w: u64, len: usize, p: u64) -> Vec<W> {
     let mut t = Vec::with_capacity(2 * len);
     let mut x = 1 % p;
     for _ in 0..len {
-        t.push(x);
-        t.push(companion(x, p));
+        t.push(W::from_u64(x));
+        t.push(W::from_u64(companion(x, p, W::BITS)));
         x = mulmod(x, w, p);
     }
     t
@@ -73,38 +96,42 @@ pub fn check_params(n: usize, w: u64, p: u64) -> Result<u32> {
     Ok(n.trailing_zeros())
 }
 
-/// A transform ready to run on one device: its passes, twiddle tables and kernel.
-pub struct Plan {
+/// A transform ready to run on one device in words of W (u32 needs p < 2^31): its passes,
+/// twiddle tables and kernel.
+pub struct Plan<W: Word> {
     logn: u32,
     p: u64,
     radices: Vec<u32>,
     logr0: u32,
     logl: u32,
-    roots: CudaSlice<u64>,
-    tlo: CudaSlice<u64>,
-    thi: CudaSlice<u64>,
+    roots: CudaSlice<W>,
+    tlo: CudaSlice<W>,
+    thi: CudaSlice<W>,
     scale: (u64, u64),
     func: CudaFunction,
 }
 
-impl Plan {
+impl<W: Word> Plan<W> {
     /// Plans the length-n transform with root w (w^(−1) and the factor n^(−1) when `inverse`),
     /// uploading its tables on `stream`.
-    pub fn new(dev: &Device, stream: &Arc<CudaStream>, n: usize, w: u64, p: u64, inverse: bool) -> Result<Plan> {
+    pub fn new(dev: &Device, stream: &Arc<CudaStream>, n: usize, w: u64, p: u64, inverse: bool) -> Result<Self> {
         let logn = check_params(n, w, p)?;
         if logn == 0 {
             return invalid!("a GPU plan needs n >= 2");
+        }
+        if p >> (W::BITS - 1) != 0 {
+            return invalid!("modulus {p} needs 64-bit words");
         }
         let w = if inverse { invmod(w, p) } else { w };
         let radices = pass_radices(logn);
         let logr0 = *radices.iter().max().expect("at least one pass");
         let logl = logn.div_ceil(2);
-        let roots = power_table(powmod(w, (n >> logr0) as u64, p), 1 << (logr0 - 1), p);
-        let tlo = power_table(w, 1 << logl, p);
-        let thi = power_table(powmod(w, 1 << logl, p), 1 << (logn - logl), p);
+        let roots = power_table::<W>(powmod(w, (n >> logr0) as u64, p), 1 << (logr0 - 1), p);
+        let tlo = power_table::<W>(w, 1 << logl, p);
+        let thi = power_table::<W>(powmod(w, 1 << logl, p), 1 << (logn - logl), p);
         let scale = if inverse { invmod(n as u64 % p, p) } else { 1 };
-        let func = compile::module(dev, &spec())?.load_function("ntt_pass").map_err(|e| driver_err("cuModuleGetFunction", e))?;
-        let up = |t: &[u64]| stream.clone_htod(t).map_err(|e| driver_err("cuMemcpyHtoD", e));
+        let func = compile::module(dev, &spec(W::BITS))?.load_function("ntt_pass").map_err(|e| driver_err("cuModuleGetFunction", e))?;
+        let up = |t: &[W]| stream.clone_htod(t).map_err(|e| driver_err("cuMemcpyHtoD", e));
         Ok(Plan {
             logn,
             p,
@@ -113,7 +140,7 @@ impl Plan {
             roots: up(&roots)?,
             tlo: up(&tlo)?,
             thi: up(&thi)?,
-            scale: (scale, companion(scale, p)),
+            scale: (scale, companion(scale, p, W::BITS)),
             radices,
             func,
         })
@@ -122,7 +149,7 @@ impl Plan {
     /// Transforms the `count` vectors in `x` (each entry < p), ping-ponging with `y` (both of at
     /// least count·n words); returns whether the result ended in `y` (else in `x`). Asynchronous on
     /// `stream`.
-    pub fn run(&self, stream: &Arc<CudaStream>, count: usize, x: &mut CudaSlice<u64>, y: &mut CudaSlice<u64>) -> Result<bool> {
+    pub fn run(&self, stream: &Arc<CudaStream>, count: usize, x: &mut CudaSlice<W>, y: &mut CudaSlice<W>) -> Result<bool> {
         let total = count.checked_shl(self.logn).filter(|t| t >> self.logn == count);
         let total = total.ok_or_else(|| Error::SizeTooLarge(format!("{count} transforms of 2^{}", self.logn)))?;
         if x.len() < total || y.len() < total {
@@ -155,14 +182,14 @@ impl Plan {
 
 /// Two device buffers of `len` words each, for [`Plan::run`]; fails with `OutOfMemory` when the
 /// device cannot hold them.
-pub fn buffers(stream: &Arc<CudaStream>, len: usize) -> Result<(CudaSlice<u64>, CudaSlice<u64>)> {
+pub fn buffers<W: Word>(stream: &Arc<CudaStream>, len: usize) -> Result<(CudaSlice<W>, CudaSlice<W>)> {
     shield("device buffers", || {
-        if len.checked_mul(16).is_none() {
+        if len.checked_mul(2 * W::BITS as usize / 8).is_none() {
             return Err(Error::OutOfMemory(format!("{len} words do not fit in the address space")));
         }
-        // SAFETY: u64 has no invalid bit patterns; the contents are written before being read.
-        let x = unsafe { stream.alloc::<u64>(len.max(1)) }.map_err(|e| driver_err("cuMemAlloc", e))?;
-        let y = unsafe { stream.alloc::<u64>(len.max(1)) }.map_err(|e| driver_err("cuMemAlloc", e))?;
+        // SAFETY: words have no invalid bit patterns; the contents are written before being read.
+        let x = unsafe { stream.alloc::<W>(len.max(1)) }.map_err(|e| driver_err("cuMemAlloc", e))?;
+        let y = unsafe { stream.alloc::<W>(len.max(1)) }.map_err(|e| driver_err("cuMemAlloc", e))?;
         Ok((x, y))
     })
 }
@@ -182,33 +209,54 @@ pub fn ntt_many(x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inverse: 
         return Ok(());
     }
     shield("GPU NTT", || {
-        let stream = dev.stream()?;
-        let plan = Plan::new(&dev, &stream, n, w, p, inverse)?;
-        let (mut a, mut b) = buffers(&stream, x.len())?;
-        stream.memcpy_htod(&*x, &mut a).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
-        let in_b = plan.run(&stream, count, &mut a, &mut b)?;
-        stream.memcpy_dtoh(if in_b { &b } else { &a }, x).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
-        stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))
+        if p < 1 << 31 {
+            let mut words: Vec<u32> = x.iter().map(|&v| v as u32).collect();
+            ntt_words(&dev, &mut words, count, n, w, p, inverse)?;
+            x.iter_mut().zip(&words).for_each(|(d, &s)| *d = s as u64);
+            Ok(())
+        } else {
+            ntt_words(&dev, x, count, n, w, p, inverse)
+        }
     })
 }
 
+/// [`ntt_many`] on words of W, checked arguments.
+fn ntt_words<W: Word>(dev: &Device, x: &mut [W], count: usize, n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
+    let stream = dev.stream()?;
+    let plan = Plan::<W>::new(dev, &stream, n, w, p, inverse)?;
+    let (mut a, mut b) = buffers::<W>(&stream, x.len())?;
+    stream.memcpy_htod(&*x, &mut a).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+    let in_b = plan.run(&stream, count, &mut a, &mut b)?;
+    stream.memcpy_dtoh(if in_b { &b } else { &a }, x).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+    stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))
+}
+
 /// Kernel-only time of `count` forward NTTs of length n on the current device, in milliseconds:
-/// the median of `reps` runs timed by events after a warm-up run, on random device-resident data.
+/// the median of `reps` runs timed by events after a warm-up run, on random device-resident data
+/// (32-bit words when p < 2^31).
 pub fn time_device(count: usize, n: usize, w: u64, p: u64, reps: usize) -> Result<f64> {
     let dev = device::current()?;
+    if p < 1 << 31 {
+        time_words::<u32>(&dev, count, n, w, p, reps)
+    } else {
+        time_words::<u64>(&dev, count, n, w, p, reps)
+    }
+}
+
+fn time_words<W: Word>(dev: &Device, count: usize, n: usize, w: u64, p: u64, reps: usize) -> Result<f64> {
     shield("GPU NTT timing", || {
         let stream = dev.stream()?;
-        let plan = Plan::new(&dev, &stream, n, w, p, false)?;
+        let plan = Plan::<W>::new(dev, &stream, n, w, p, false)?;
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let data: Vec<u64> = (0..count * n)
+        let data: Vec<W> = (0..count * n)
             .map(|_| {
                 seed ^= seed << 13;
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
-                seed % p
+                W::from_u64(seed % p)
             })
             .collect();
-        let (mut a, mut b) = buffers(&stream, data.len())?;
+        let (mut a, mut b) = buffers::<W>(&stream, data.len())?;
         let ev = |s: &Arc<CudaStream>| {
             s.context()
                 .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
@@ -314,6 +362,7 @@ mod tests {
                 fourier_primes(63, 32, 1)[0],
                 fourier_primes(62, 30, 1)[0],
                 fourier_primes(31, 24, 1)[0],
+                fourier_primes(32, 20, 1)[0], // just above 2^31: 64-bit words
                 fourier_primes(50, 30, 1)[0],
                 998_244_353,
             ]
@@ -406,8 +455,8 @@ mod tests {
         fn absurd_sizes_are_out_of_memory() {
             let dev = device::current().unwrap();
             let stream = dev.stream().unwrap();
-            assert!(matches!(buffers(&stream, 1 << 40), Err(Error::OutOfMemory(_))));
-            assert!(matches!(buffers(&stream, usize::MAX / 4), Err(Error::OutOfMemory(_))));
+            assert!(matches!(buffers::<u64>(&stream, 1 << 40), Err(Error::OutOfMemory(_))));
+            assert!(matches!(buffers::<u32>(&stream, usize::MAX / 4), Err(Error::OutOfMemory(_))));
             // the device still works afterwards
             let p = 998_244_353;
             let w = primitive_root_of_unity(4, p).unwrap();
