@@ -8,7 +8,7 @@
 //     out[(j div Ns) Ns R + (j mod Ns) + k Ns] = V_k          (k < R)
 //
 // One block does T = E/R groups in shared memory; DFT_R is radix-2 decimation in frequency in
-// place, three stages at a time in registers (bit-reversed result, read back reversed). Products are Shoup's: with w' = floor(w 2^64/p),
+// place, four stages at a time in registers (bit-reversed result, read back reversed). Products are Shoup's: with w' = floor(w 2^64/p),
 // x w mod p = x w - floor(x w' / 2^64) p - {0 or p}, valid for any x < 2^64 since p < 2^63.
 //
 // Defines: WORD (64, or 32 for p < 2^31: words, tables and products in 32 bits), LOGE (log2 of
@@ -133,9 +133,10 @@ extern "C" __global__ void __launch_bounds__(NT) ntt_pass(
     }
     __syncthreads();
 
-    // DFT_R of every group: radix-2 DIF, three stages at a time in registers.
+    // DFT_R of every group: radix-2 DIF, four stages at a time in registers.
     unsigned loglen = logr;  // log2 of the span of the next chunk of stages
-    while (loglen >= 3) { dif_chunk<3>(s, row, logr, loglen - 1, roots, logr0, p); loglen -= 3; __syncthreads(); }
+    while (loglen >= 4) { dif_chunk<4>(s, row, logr, loglen - 1, roots, logr0, p); loglen -= 4; __syncthreads(); }
+    if (loglen == 3) { dif_chunk<3>(s, row, logr, 2, roots, logr0, p); __syncthreads(); }
     if (loglen == 2) { dif_chunk<2>(s, row, logr, 1, roots, logr0, p); __syncthreads(); }
     if (loglen == 1) { dif_chunk<1>(s, row, logr, 0, roots, logr0, p); __syncthreads(); }
 

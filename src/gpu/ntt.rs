@@ -3,9 +3,10 @@
 //! n^(−1)), for an odd prime p < 2^63 and a primitive n-th root of unity w.
 //!
 //! The transform is a sequence of radix-R Stockham passes (`kernels/ntt.cu`), each reading and
-//! writing every word once, in 32-bit words and arithmetic when p < 2^31, else 64-bit: one pass for n ≤ 2^12, otherwise ⌈k/10⌉ passes of nearly equal radix
+//! writing every word once, in 32-bit words and arithmetic when p < 2^31, else 64-bit: one pass
+//! for n ≤ 2^12 (2^13 in 32-bit words), otherwise ⌈k/10⌉ passes of nearly equal radix
 //! (2^24 = 3 passes of 2^8). Twiddles are precomputed on the host with their Shoup companions
-//! ⌊t·2^64/p⌋: the DFT_R roots (R_max/2 of them) and w^e for e < n as a product of two tables of
+//! ⌊t·2^bits/p⌋: the DFT_R roots (R_max/2 of them) and w^e for e < n as a product of two tables of
 //! about √n entries each.
 use super::compile::{self, Spec};
 use super::device::{self, Device};
@@ -15,8 +16,7 @@ use crate::{invalid, Error, Result};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 
-/// log2 of the words one block holds (`LOGE` in the kernel) and its threads (`NT`).
-const LOGE: u32 = 12;
+/// Threads per block (`NT` in the kernel).
 const NT: u32 = 256;
 /// Largest radix (log2) of a pass when the transform needs several.
 const MAX_LOGR: u32 = 10;
@@ -41,8 +41,18 @@ impl Word for u64 {
     }
 }
 
+/// log2 of the words one block holds (`LOGE` in the kernel): 32 KiB of shared memory.
+fn loge(word_bits: u32) -> u32 {
+    if word_bits == 32 {
+        13
+    } else {
+        12
+    }
+}
+
 fn spec(word_bits: u32) -> Spec {
-    Spec { source: "ntt.cu", defines: vec![("WORD", word_bits as i64), ("LOGE", LOGE as i64), ("NT", NT as i64)] }
+    let defines = vec![("WORD", word_bits as i64), ("LOGE", loge(word_bits) as i64), ("NT", NT as i64)];
+    Spec { source: "ntt.cu", defines }
 }
 
 /// Every specialisation this module can request.
@@ -50,19 +60,19 @@ pub fn specs() -> Vec<Spec> {
     vec![spec(64), spec(32)]
 }
 
-/// The radices (log2) of the passes for n = 2^logn: one pass up to 2^LOGE, else the fewest passes
+/// The radices (log2) of the passes for n = 2^logn: one pass up to 2^loge, else the fewest passes
 /// of radix ≤ 2^MAX_LOGR, as equal as possible, larger first.
-fn pass_radices(logn: u32) -> Vec<u32> {
-    if logn <= LOGE {
+fn pass_radices(logn: u32, loge: u32) -> Vec<u32> {
+    if logn <= loge {
         return vec![logn];
     }
     let k = logn.div_ceil(MAX_LOGR);
     (0..k).map(|i| logn / k + u32::from(i < logn % k)).collect()
 }
 
-/// The number of passes (each one read and one write of every word) for length 2^logn.
-pub fn passes(logn: u32) -> usize {
-    pass_radices(logn).len()
+/// The number of passes (each one read and one write of every word) for length 2^logn modulo p.
+pub fn passes(logn: u32, p: u64) -> usize {
+    pass_radices(logn, loge(if p < 1 << 31 { 32 } else { 64 })).len()
 }
 
 /// ⌊t·2^bits/p⌋, the Shoup companion of t < p (bits = 32 needs p < 2^31, 64 needs p < 2^63).
@@ -123,7 +133,7 @@ impl<W: Word> Plan<W> {
             return invalid!("modulus {p} needs 64-bit words");
         }
         let w = if inverse { invmod(w, p) } else { w };
-        let radices = pass_radices(logn);
+        let radices = pass_radices(logn, loge(W::BITS));
         let logr0 = *radices.iter().max().expect("at least one pass");
         let logl = logn.div_ceil(2);
         let roots = power_table::<W>(powmod(w, (n >> logr0) as u64, p), 1 << (logr0 - 1), p);
@@ -159,7 +169,7 @@ impl<W: Word> Plan<W> {
         let mut logns = 0;
         for (i, &logr) in self.radices.iter().enumerate() {
             let groups = (total >> logr) as u64;
-            let blocks = groups.div_ceil(1 << (LOGE - logr));
+            let blocks = groups.div_ceil(1 << (loge(W::BITS) - logr));
             if blocks > i32::MAX as u64 {
                 return Err(Error::SizeTooLarge(format!("{blocks} blocks in one launch")));
             }
@@ -286,15 +296,18 @@ mod tests {
 
     #[test]
     fn passes_cover_the_length() {
-        for logn in 1..=MAX_LOGN {
-            let r = pass_radices(logn);
-            assert_eq!(r.iter().sum::<u32>(), logn);
-            assert!(r.iter().all(|l| (1..=LOGE).contains(l)));
-            assert!(r.len() == 1 || r.iter().all(|&l| l <= MAX_LOGR));
-            assert!(r.windows(2).all(|w| w[0] >= w[1]));
+        for bits in [32, 64] {
+            for logn in 1..=MAX_LOGN {
+                let r = pass_radices(logn, loge(bits));
+                assert_eq!(r.iter().sum::<u32>(), logn);
+                assert!(r.iter().all(|l| (1..=loge(bits)).contains(l)));
+                assert!(r.len() == 1 || r.iter().all(|&l| l <= MAX_LOGR));
+                assert!(r.windows(2).all(|w| w[0] >= w[1]));
+            }
         }
-        assert_eq!(pass_radices(24), vec![8, 8, 8]);
-        assert_eq!(pass_radices(12), vec![12]);
+        assert_eq!(pass_radices(24, 12), vec![8, 8, 8]);
+        assert_eq!(pass_radices(12, 12), vec![12]);
+        assert_eq!(pass_radices(13, 13), vec![13]);
     }
 
     #[test]
