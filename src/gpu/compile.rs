@@ -171,4 +171,35 @@ mod tests {
         }
         assert!(matches!(source("nope.cu"), Err(Error::Internal(_))));
     }
+
+    /// The disk cache: a compile leaves one file holding key and PTX, a second request is served
+    /// from it, and a file whose key does not match is ignored and rewritten.
+    #[test]
+    fn the_disk_cache_round_trips_and_checks_its_key() {
+        if !nvrtc_present() {
+            eprintln!("skipped: libnvrtc cannot be loaded");
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("gpmp-cache-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        // Only this test changes the variable; other tests merely use whichever cache it names.
+        let old = std::env::var_os("XDG_CACHE_HOME");
+        std::env::set_var("XDG_CACHE_HOME", &dir);
+        let spec = &all_specs()[0];
+        let fresh = ptx(spec, "sm_90", Some(1)).unwrap();
+        let files: Vec<_> = std::fs::read_dir(dir.join("gpmp")).unwrap().map(|e| e.unwrap().path()).collect();
+        assert_eq!(files.len(), 1);
+        let text = std::fs::read_to_string(&files[0]).unwrap();
+        assert!(text.starts_with("gpmp kernel ntt.cu\n") && text.ends_with(&fresh));
+        assert_eq!(ptx(spec, "sm_90", Some(1)).unwrap(), fresh);
+        // A stale entry (same file name, other key) is recompiled, not trusted.
+        std::fs::write(&files[0], format!("another key\0{}", "garbage")).unwrap();
+        assert_eq!(ptx(spec, "sm_90", Some(1)).unwrap(), fresh);
+        assert!(std::fs::read_to_string(&files[0]).unwrap().ends_with(&fresh));
+        match old {
+            Some(v) => std::env::set_var("XDG_CACHE_HOME", v),
+            None => std::env::remove_var("XDG_CACHE_HOME"),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
