@@ -9,11 +9,6 @@
 #include <stdint.h>
 
 /*
- Largest supported transform length (log2).
- */
-#define MAX_LOGN 40
-
-/*
  Smallest transform size tfhe-ntt accepts.
  */
 #define MIN_NTT 16

@@ -21,7 +21,7 @@ const NT: u32 = 256;
 /// Largest radix (log2) of a pass when the transform needs several.
 const MAX_LOGR: u32 = 10;
 /// Largest supported transform length (log2).
-pub const MAX_LOGN: u32 = 40;
+const MAX_LOGN: u32 = 40;
 
 /// A device word: u32 (for p < 2^31) or u64.
 pub trait Word: DeviceRepr + Copy + Default + Send + Sync + 'static {
