@@ -51,6 +51,32 @@ extern "C" {
 #endif // __cplusplus
 
 /*
+ The number of CUDA devices; 0 when there is no driver or no device.
+ */
+int gpmp_cuda_device_count(void);
+
+/*
+ Writes the name of CUDA device `device` into `buf` (`len` bytes, NUL-terminated, truncated to
+ fit); `buf` is untouched on failure.
+
+ # Safety
+ `buf` must point to `len` writable bytes.
+ */
+enum gpmp_status gpmp_cuda_device_name(int device, char *buf, size_t len);
+
+/*
+ Makes `device` the CUDA device of every later GPU call in the process (default 0, or env
+ `GPMP_CUDA_DEVICE`).
+ */
+enum gpmp_status gpmp_set_cuda_device(int device);
+
+/*
+ Opens the current device and compiles and loads every kernel now (otherwise that happens at
+ first use).
+ */
+enum gpmp_status gpmp_gpu_warmup(void);
+
+/*
  h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;
  nothing is written when flen or glen is 0. h may be the same array as f or g.
 

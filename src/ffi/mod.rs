@@ -4,6 +4,7 @@
 #![allow(non_camel_case_types)]
 
 pub mod bpas;
+pub mod gpu;
 pub mod mpz;
 pub mod poly;
 pub mod runtime;
