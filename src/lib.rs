@@ -7,6 +7,7 @@
 //! - [`runtime`]: the thread pool and the backend choice;
 //! - `ffi`: the C ABI (`include/gpmp.h`), the only place that sees `mpz_t`.
 pub mod error;
+pub mod gfpf;
 pub mod int;
 pub mod nmod;
 pub mod runtime;
