@@ -46,7 +46,7 @@ impl RDiv {
     }
 
     /// (⌊t/r⌋, t mod r) for 0 ≤ t < 2^192 with a quotient below 2^128.
-    #[inline]
+    #[inline(always)]
     fn divmod3(&self, t: [u64; 3]) -> (u128, u64) {
         let sh = self.sh;
         let (n3, n2, n1, n0) = if sh == 0 {
@@ -55,15 +55,20 @@ impl RDiv {
             (t[2] >> (64 - sh), (t[2] << sh) | (t[1] >> (64 - sh)), (t[1] << sh) | (t[0] >> (64 - sh)), t[0] << sh)
         };
         // n3 < 2^sh ≤ d, so the top quotient word is 0 and the remainder starts at n3.
-        let (q2, rem) = self.div_2by1(n3, n2);
-        debug_assert_eq!(q2, 0, "quotient beyond 128 bits");
+        let rem = if n3 == 0 && n2 < self.d {
+            n2
+        } else {
+            let (q2, rem) = self.div_2by1(n3, n2);
+            debug_assert_eq!(q2, 0, "quotient beyond 128 bits");
+            rem
+        };
         let (q1, rem) = self.div_2by1(rem, n1);
         let (q0, rem) = self.div_2by1(rem, n0);
         (((q1 as u128) << 64) | q0 as u128, rem >> sh)
     }
 
     /// (⌊t/r⌋, t mod r) for a signed 192-bit two's complement t with |t/r| < 2^127.
-    #[inline]
+    #[inline(always)]
     fn floor_divmod(&self, t: [u64; 3]) -> (i128, u64) {
         if (t[2] as i64) < 0 {
             // t = −m − 1 with m = !t ≥ 0: t = −(q + 1)·r + (r − 1 − s).
@@ -278,14 +283,14 @@ impl Gfpf {
         let mut carry: i128 = 0;
         for j in 0..k {
             let (mut plo, mut phi) = (0u128, 0u64);
-            for i in 0..=j {
-                let (s, o) = plo.overflowing_add(x[i] as u128 * y[j - i] as u128);
+            for (&a, &b) in x[..=j].iter().zip(y[..=j].iter().rev()) {
+                let (s, o) = plo.overflowing_add(a as u128 * b as u128);
                 plo = s;
                 phi += o as u64;
             }
             let (mut nlo, mut nhi) = (0u128, 0u64);
-            for i in j + 1..k {
-                let (s, o) = nlo.overflowing_add(x[i] as u128 * y[k + j - i] as u128);
+            for (&a, &b) in x[j + 1..].iter().zip(y[j + 1..].iter().rev()) {
+                let (s, o) = nlo.overflowing_add(a as u128 * b as u128);
                 nlo = s;
                 nhi += o as u64;
             }
@@ -310,7 +315,8 @@ impl Gfpf {
         let (mut sub, mut m) = (c > 0, c.unsigned_abs());
         let r = self.r as u128;
         if m < r * r {
-            let w = [(m % r) as u64, (m / r) as u64];
+            let (q, s) = self.div.divmod3([m as u64, (m >> 64) as u64, 0]);
+            let w = [s, q as u64];
             if sub {
                 self.sub_plain(z, &w);
             } else {
@@ -335,12 +341,49 @@ impl Gfpf {
     }
 
     /// (a, b) ← (a + b·r^s, a − b·r^s), the shift-only butterfly; `t` is scratch of k words.
+    ///
+    /// b·r^s is the signed digit vector T_j = ±b_{(j−s) mod k} (minus for the wrapped digits, all
+    /// negated when s ≥ k), so both outputs come from one pass of signed digit additions with
+    /// carries in {−1, 0, 1}; a final carry c at r^k is worth −c.
     #[inline]
     pub fn butterfly(&self, a: &mut [u64], b: &mut [u64], s: usize, t: &mut [u64]) {
-        self.mul_pow_r(t, b, s);
-        b.copy_from_slice(a);
-        self.sub_assign(b, t);
-        self.add_assign(a, t);
+        let (k, r) = (self.k, self.r);
+        if self.is_minus_one(a) || self.is_minus_one(b) {
+            self.mul_pow_r(t, b, s);
+            b.copy_from_slice(a);
+            self.sub_assign(b, t);
+            self.add_assign(a, t);
+            return;
+        }
+        t.copy_from_slice(b);
+        let (neg, s) = (s >= k, s % k);
+        let ri = r as i128;
+        let (mut ca, mut cb) = (0i128, 0i128);
+        let mut step = |j: usize, tj: i128| {
+            let aj = a[j] as i128;
+            let mut da = aj + tj + ca;
+            ca = if da >= ri { da -= ri; 1 } else if da < 0 { da += ri; -1 } else { 0 };
+            let mut db = aj - tj + cb;
+            cb = if db >= ri { db -= ri; 1 } else if db < 0 { db += ri; -1 } else { 0 };
+            a[j] = da as u64;
+            b[j] = db as u64;
+        };
+        // j < s: T_j = −b_{k−s+j}; j ≥ s: T_j = b_{j−s}; all negated when s ≥ k.
+        for j in 0..s {
+            let m = t[k - s + j] as i128;
+            step(j, if neg { m } else { -m });
+        }
+        for j in s..k {
+            let m = t[j - s] as i128;
+            step(j, if neg { -m } else { m });
+        }
+        for (z, c) in [(a, ca), (b, cb)] {
+            match c {
+                1 => self.dec_plain(z),
+                -1 => self.inc_plain(z),
+                _ => {}
+            }
+        }
     }
 }
 
@@ -403,6 +446,31 @@ mod tests {
                     gmp::mpz_mod(&mut want.0, &want.0, &p.0);
                 }
                 assert_eq!(z, digits(&f, &want), "neg r = {r}");
+            }
+        }
+    }
+
+    /// The fused butterfly against mul_pow_r + add + sub, for all shifts and edge operands.
+    #[test]
+    fn butterfly_matches_shift_add_sub() {
+        let mut rng = Rng(0xB0);
+        for f in fields() {
+            let k = f.k();
+            let els = elements(&f, &mut rng, 6);
+            let mut t = vec![0u64; k];
+            for x in &els {
+                for y in &els {
+                    for s in 0..2 * k {
+                        let (mut a, mut b) = (x.clone(), y.clone());
+                        f.butterfly(&mut a, &mut b, s, &mut t);
+                        let mut ys = vec![0u64; k];
+                        f.mul_pow_r(&mut ys, y, s);
+                        let (mut wa, mut wb) = (vec![0u64; k], vec![0u64; k]);
+                        f.add(&mut wa, x, &ys);
+                        f.sub(&mut wb, x, &ys);
+                        assert_eq!((a, b), (wa, wb), "r = {} s = {s}: {x:?} {y:?}", f.radix());
+                    }
+                }
             }
         }
     }

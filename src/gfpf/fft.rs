@@ -95,7 +95,7 @@ impl Plan<'_> {
             for blk in x.chunks_exact_mut(len * k) {
                 let (lo, hi) = blk.split_at_mut(half * k);
                 for (j, (a, b)) in lo.chunks_exact_mut(k).zip(hi.chunks_exact_mut(k)).enumerate() {
-                    self.f.butterfly(a, b, step * j % k2, t);
+                    self.f.butterfly(a, b, (step * j) & (k2 - 1), t);
                 }
             }
             len *= 2;
