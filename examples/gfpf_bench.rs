@@ -111,6 +111,16 @@ fn main() {
     let threads = rayon::current_num_threads();
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let mut rng = Rng(42);
+    if let Ok(lg) = std::env::var("GFPF_PROFILE_LG") {
+        // Only the P3 DFT, repeated (for perf).
+        let (f, n) = (Gfpf::builtin(8).unwrap(), 1usize << lg.parse::<u32>().unwrap());
+        let w = f.root_of_unity(n).unwrap();
+        let mut x: Vec<u64> = (0..n).flat_map(|i| f.from_u64(i as u64 * 0x1234_5678_9abc)).collect();
+        for _ in 0..100 {
+            one.install(|| f.dft(&mut x, n, &w).unwrap());
+        }
+        return;
+    }
     println!("threads available: {threads}");
     for k in [8usize, 16] {
         let f = Gfpf::builtin(k).unwrap();

@@ -34,10 +34,9 @@ impl RDiv {
         let q = ((self.v as u128) * (u1 as u128)).wrapping_add(((u1 as u128) << 64) | u0 as u128);
         let mut q1 = ((q >> 64) as u64).wrapping_add(1);
         let mut rem = u0.wrapping_sub(q1.wrapping_mul(self.d));
-        if rem > q as u64 {
-            q1 = q1.wrapping_sub(1);
-            rem = rem.wrapping_add(self.d);
-        }
+        let mask = ((rem > q as u64) as u64).wrapping_neg(); // branch-free: taken half the time
+        q1 = q1.wrapping_add(mask);
+        rem = rem.wrapping_add(mask & self.d);
         if rem >= self.d {
             q1 += 1;
             rem -= self.d;
@@ -67,17 +66,16 @@ impl RDiv {
         (((q1 as u128) << 64) | q0 as u128, rem >> sh)
     }
 
-    /// (⌊t/r⌋, t mod r) for a signed 192-bit two's complement t with |t/r| < 2^127.
+    /// (⌊t/r⌋, t mod r) for a signed 192-bit two's complement t with |t| < r·2^74, branch-free
+    /// (the signs of the negacyclic sums are unpredictable): divide t + r·2^74 ∈ [0, r·2^75)
+    /// and subtract 2^74 from the quotient.
     #[inline(always)]
     fn floor_divmod(&self, t: [u64; 3]) -> (i128, u64) {
-        if (t[2] as i64) < 0 {
-            // t = −m − 1 with m = !t ≥ 0: t = −(q + 1)·r + (r − 1 − s).
-            let (q, s) = self.divmod3([!t[0], !t[1], !t[2]]);
-            (-(q as i128) - 1, self.r - 1 - s)
-        } else {
-            let (q, s) = self.divmod3(t);
-            (q as i128, s)
-        }
+        let (o1, o2) = (self.r << 10, self.r >> 54); // r·2^74 = (o2, o1, 0)
+        let (t1, c) = t[1].overflowing_add(o1);
+        let t2 = t[2].wrapping_add(o2).wrapping_add(c as u64);
+        let (q, s) = self.divmod3([t[0], t1, t2]);
+        (q as i128 - (1i128 << 74), s)
     }
 }
 
@@ -268,7 +266,8 @@ impl Gfpf {
         }
     }
 
-    /// z = x·y (plain negacyclic product, Θ(k²) word products; see the module doc).
+    /// z = x·y (plain negacyclic product, Θ(k²) word products; see the module doc). The sums
+    /// satisfy |t_j| < k r² + k r + 2 < r·2^74 as [`RDiv::floor_divmod`] requires (k ≤ 256, r < 2^64).
     pub fn mul(&self, z: &mut [u64], x: &[u64], y: &[u64]) {
         let k = self.k;
         if self.is_minus_one(x) {
@@ -359,12 +358,17 @@ impl Gfpf {
         let (neg, s) = (s >= k, s % k);
         let ri = r as i128;
         let (mut ca, mut cb) = (0i128, 0i128);
+        // d ∈ [−r, 2r) → (d mod r, carry), branch-free (the carries are unpredictable).
+        let norm = |d: i128| {
+            let (ge, lt) = ((d >= ri) as i128, (d < 0) as i128);
+            (d - (ri & -ge) + (ri & -lt), ge - lt)
+        };
         let mut step = |j: usize, tj: i128| {
             let aj = a[j] as i128;
-            let mut da = aj + tj + ca;
-            ca = if da >= ri { da -= ri; 1 } else if da < 0 { da += ri; -1 } else { 0 };
-            let mut db = aj - tj + cb;
-            cb = if db >= ri { db -= ri; 1 } else if db < 0 { db += ri; -1 } else { 0 };
+            let (da, c) = norm(aj + tj + ca);
+            ca = c;
+            let (db, c) = norm(aj - tj + cb);
+            cb = c;
             a[j] = da as u64;
             b[j] = db as u64;
         };

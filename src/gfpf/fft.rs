@@ -107,8 +107,7 @@ impl Plan<'_> {
         let k = self.f.k;
         let kk = 2 * k;
         if n <= kk {
-            let mut t = vec![0u64; k];
-            self.base(x, n, &mut t);
+            self.base(x, n, &mut scratch[..k]);
             return;
         }
         let (lg, lgk) = (n.trailing_zeros(), kk.trailing_zeros());
