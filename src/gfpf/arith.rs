@@ -413,7 +413,8 @@ mod tests {
                     let vy = value(&f, y);
                     let mut want = Mpz::new();
                     type Op = unsafe extern "C" fn(*mut gmp::mpz_t, *const gmp::mpz_t, *const gmp::mpz_t);
-                    let ops: [(&str, fn(&super::Gfpf, &mut [u64], &[u64], &[u64]), Op); 3] = [
+                    type Core = fn(&super::Gfpf, &mut [u64], &[u64], &[u64]);
+                    let ops: [(&str, Core, Op); 3] = [
                         ("add", super::Gfpf::add, gmp::mpz_add),
                         ("sub", super::Gfpf::sub, gmp::mpz_sub),
                         ("mul", super::Gfpf::mul, gmp::mpz_mul),
@@ -504,7 +505,7 @@ mod tests {
             let p = p_mpz(&f);
             let pl = f.prime().len();
             for t in 0..40 {
-                let n = [0, 1, pl - 1, pl, pl + 1, 3 * pl][t % 6].max(0);
+                let n = [0, 1, pl - 1, pl, pl + 1, 3 * pl][t % 6];
                 let mut mag: Vec<u64> = (0..n).map(|_| rng.next()).collect();
                 if t % 7 == 3 {
                     mag = f.prime().to_vec(); // p itself, and p − 1 below

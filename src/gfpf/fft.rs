@@ -216,7 +216,7 @@ mod tests {
                 let mut e = Mpz::new();
                 // SAFETY: initialised.
                 unsafe {
-                    gmp::mpz_set_ui(&mut e.0, (i * 1) as u64);
+                    gmp::mpz_set_ui(&mut e.0, i as u64);
                     gmp::mpz_powm(&mut wi.0, &w.0, &e.0, &p.0); // ω^i
                     let mut wij = Mpz::new();
                     gmp::mpz_set_ui(&mut wij.0, 1);

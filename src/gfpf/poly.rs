@@ -14,7 +14,7 @@ impl Gfpf {
     /// h = f·g with flen + glen − 1 coefficients (empty when f or g is empty); f, g canonical.
     pub fn poly_mul(&self, f: &[u64], g: &[u64]) -> Result<Vec<u64>> {
         let k = self.k;
-        if f.len() % k != 0 || g.len() % k != 0 {
+        if !f.len().is_multiple_of(k) || !g.len().is_multiple_of(k) {
             return invalid!("polynomial lengths are not multiples of k = {k}");
         }
         self.check_vec(f, "f")?;
@@ -73,8 +73,8 @@ mod tests {
         let mut rng = Rng(0x9011);
         for f in fields() {
             let k = f.k();
-            for (fl, gl) in [(1, 1), (1, 5), (3, 2), (17, 17), (20, 33), (70, 19), (40, 40)] {
-                if ((fl + gl - 1) as usize).next_power_of_two().trailing_zeros() as u64 > f.two_adicity() {
+            for (fl, gl) in [(1usize, 1usize), (1, 5), (3, 2), (17, 17), (20, 33), (70, 19), (40, 40)] {
+                if (fl + gl - 1).next_power_of_two().trailing_zeros() as u64 > f.two_adicity() {
                     assert!(f.poly_mul(&vec![0; fl * k], &vec![0; gl * k]).is_err() || fl.min(gl) <= 16);
                     continue;
                 }
