@@ -269,7 +269,16 @@ impl Gfpf {
     /// z = x·y (plain negacyclic product, Θ(k²) word products; see the module doc). The sums
     /// satisfy |t_j| < k r² + k r + 2 < r·2^74 as [`RDiv::floor_divmod`] requires (k ≤ 256, r < 2^64).
     pub fn mul(&self, z: &mut [u64], x: &[u64], y: &[u64]) {
-        let k = self.k;
+        // Constant k for P3/P4-sized fields lets the compiler unroll the k² products.
+        match self.k {
+            8 => self.mul_k(z, x, y, 8),
+            16 => self.mul_k(z, x, y, 16),
+            k => self.mul_k(z, x, y, k),
+        }
+    }
+
+    #[inline(always)]
+    fn mul_k(&self, z: &mut [u64], x: &[u64], y: &[u64], k: usize) {
         if self.is_minus_one(x) {
             self.neg(z, y);
             return;
@@ -278,7 +287,7 @@ impl Gfpf {
             self.neg(z, x);
             return;
         }
-        let (x, y) = (&x[..k], &y[..k]);
+        let (z, x, y) = (&mut z[..k], &x[..k], &y[..k]);
         let mut carry: i128 = 0;
         for j in 0..k {
             let (mut plo, mut phi) = (0u128, 0u64);
@@ -346,7 +355,17 @@ impl Gfpf {
     /// carries in {−1, 0, 1}; a final carry c at r^k is worth −c.
     #[inline]
     pub fn butterfly(&self, a: &mut [u64], b: &mut [u64], s: usize, t: &mut [u64]) {
-        let (k, r) = (self.k, self.r);
+        match self.k {
+            8 => self.butterfly_k(a, b, s, t, 8),
+            16 => self.butterfly_k(a, b, s, t, 16),
+            k => self.butterfly_k(a, b, s, t, k),
+        }
+    }
+
+    #[inline(always)]
+    fn butterfly_k(&self, a: &mut [u64], b: &mut [u64], s: usize, t: &mut [u64], k: usize) {
+        let r = self.r;
+        let (a, b, t) = (&mut a[..k], &mut b[..k], &mut t[..k]);
         if self.is_minus_one(a) || self.is_minus_one(b) {
             self.mul_pow_r(t, b, s);
             b.copy_from_slice(a);
