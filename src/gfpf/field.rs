@@ -184,14 +184,14 @@ impl Gfpf {
     }
 
     /// The cached twiddle table for (N, ω) if any, else builds it with `make` and caches it
-    /// (the four most recent tables are kept).
+    /// (the two most recent tables are kept: at N = 2^20 a P4 table is 128 MiB).
     pub(super) fn twiddles(&self, n: usize, omega: &[u64], make: impl FnOnce() -> Result<Twiddles>) -> Result<Arc<Twiddles>> {
         if let Some(t) = self.tables.lock().unwrap().iter().find(|t| t.n == n && t.omega == omega) {
             return Ok(t.clone());
         }
         let t = Arc::new(make()?);
         let mut c = self.tables.lock().unwrap();
-        if c.len() >= 4 {
+        if c.len() >= 2 {
             c.remove(0);
         }
         c.push(t.clone());
