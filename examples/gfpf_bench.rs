@@ -78,7 +78,10 @@ fn gmp_fft(x: &mut [Z], w: &[Z], p: &Z) {
 
 /// CPU time of the calling thread (stable on a shared, oversubscribed machine).
 fn thread_cpu() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid out pointer.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
@@ -107,15 +110,26 @@ fn best_wall<F: FnMut()>(reps: usize, mut f: F) -> f64 {
 }
 
 fn main() {
-    let max_lg: u32 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(16);
+    let max_lg: u32 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(16);
     let threads = rayon::current_num_threads();
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
     let mut rng = Rng(42);
     if let Ok(lg) = std::env::var("GFPF_PROFILE_LG") {
         // Only the P3 DFT, repeated (for perf).
-        let (f, n) = (Gfpf::builtin(8).unwrap(), 1usize << lg.parse::<u32>().unwrap());
+        let (f, n) = (
+            Gfpf::builtin(8).unwrap(),
+            1usize << lg.parse::<u32>().unwrap(),
+        );
         let w = f.root_of_unity(n).unwrap();
-        let mut x: Vec<u64> = (0..n).flat_map(|i| f.from_u64(i as u64 * 0x1234_5678_9abc)).collect();
+        let mut x: Vec<u64> = (0..n)
+            .flat_map(|i| f.from_u64(i as u64 * 0x1234_5678_9abc))
+            .collect();
         for _ in 0..100 {
             one.install(|| f.dft(&mut x, n, &w).unwrap());
         }
@@ -137,11 +151,17 @@ fn main() {
         let xs: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
         let ys: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
         let mut zs = vec![0u64; n * k];
-        let t_mul = one.install(|| best(5, || {
-            for ((z, x), y) in zs.chunks_exact_mut(k).zip(xs.chunks_exact(k)).zip(ys.chunks_exact(k)) {
-                f.mul(z, x, y);
-            }
-        })) / n as f64;
+        let t_mul = one.install(|| {
+            best(5, || {
+                for ((z, x), y) in zs
+                    .chunks_exact_mut(k)
+                    .zip(xs.chunks_exact(k))
+                    .zip(ys.chunks_exact(k))
+                {
+                    f.mul(z, x, y);
+                }
+            })
+        }) / n as f64;
         let to_z = |e: &[u64]| {
             let mut l = vec![0u64; pl];
             f.to_limbs(&mut l, e);
@@ -171,10 +191,12 @@ fn main() {
             let reps = if lg <= 14 { 5 } else { 2 };
             let mut y = x.clone();
             f.dft(&mut y, n, &w).unwrap(); // builds and caches the twiddles
-            let t1 = one.install(|| best(reps, || {
-                y.copy_from_slice(&x);
-                f.dft(&mut y, n, &w).unwrap();
-            }));
+            let t1 = one.install(|| {
+                best(reps, || {
+                    y.copy_from_slice(&x);
+                    f.dft(&mut y, n, &w).unwrap();
+                })
+            });
             let tp = best_wall(reps, || {
                 y.copy_from_slice(&x);
                 f.dft(&mut y, n, &w).unwrap();
@@ -199,7 +221,10 @@ fn main() {
                 gmp_fft(&mut yz, &tw, &p);
             });
             // Same result?
-            let same = yz.iter().zip(y.chunks(k)).all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });
+            let same = yz
+                .iter()
+                .zip(y.chunks(k))
+                .all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });
             println!(
                 "k={k:3} N=2^{lg}: gfpf 1 thread {:9.2} ms (cpu), {threads} threads {:9.2} ms (wall) | gmp fft {:9.2} ms (cpu) | speed-up 1t {:5.2}x  [equal: {same}]",
                 t1 * 1e3,

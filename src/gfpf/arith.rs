@@ -51,7 +51,12 @@ impl RDiv {
         let (n3, n2, n1, n0) = if sh == 0 {
             (0, t[2], t[1], t[0])
         } else {
-            (t[2] >> (64 - sh), (t[2] << sh) | (t[1] >> (64 - sh)), (t[1] << sh) | (t[0] >> (64 - sh)), t[0] << sh)
+            (
+                t[2] >> (64 - sh),
+                (t[2] << sh) | (t[1] >> (64 - sh)),
+                (t[1] << sh) | (t[0] >> (64 - sh)),
+                t[0] << sh,
+            )
         };
         // n3 < 2^sh ≤ d, so the top quotient word is 0 and the remainder starts at n3.
         let rem = if n3 == 0 && n2 < self.d {
@@ -306,7 +311,9 @@ impl Gfpf {
             let (lo, b) = plo.overflowing_sub(nlo);
             let hi = phi.wrapping_sub(nhi).wrapping_sub(b as u64);
             let (lo, c) = lo.overflowing_add(carry as u128);
-            let hi = hi.wrapping_add(c as u64).wrapping_add(if carry < 0 { u64::MAX } else { 0 });
+            let hi = hi
+                .wrapping_add(c as u64)
+                .wrapping_add(if carry < 0 { u64::MAX } else { 0 });
             let (q, s) = self.div.floor_divmod([lo as u64, (lo >> 64) as u64, hi]);
             z[j] = s;
             carry = q;
@@ -421,56 +428,76 @@ mod tests {
     fn ops_match_gmp_mod_p() {
         let mut rng = Rng(0x6F9F);
         for f in fields() {
-            let (k, r) = (f.k(), f.radix());
-            let p = p_mpz(&f);
-            let els = elements(&f, &mut rng, 12);
-            let mut z = vec![0u64; k];
-            for x in &els {
-                let vx = value(&f, x);
-                assert_eq!(digits(&f, &vx), *x, "round trip of the oracle, r = {r}");
-                for y in &els {
-                    let vy = value(&f, y);
-                    let mut want = Mpz::new();
-                    type Op = unsafe extern "C" fn(*mut gmp::mpz_t, *const gmp::mpz_t, *const gmp::mpz_t);
-                    type Core = fn(&super::Gfpf, &mut [u64], &[u64], &[u64]);
-                    let ops: [(&str, Core, Op); 3] = [
-                        ("add", super::Gfpf::add, gmp::mpz_add),
-                        ("sub", super::Gfpf::sub, gmp::mpz_sub),
-                        ("mul", super::Gfpf::mul, gmp::mpz_mul),
-                    ];
-                    for (name, op, gop) in ops {
-                        op(&f, &mut z, x, y);
-                        // SAFETY: initialised.
-                        unsafe {
-                            gop(&mut want.0, &vx.0, &vy.0);
-                            gmp::mpz_mod(&mut want.0, &want.0, &p.0);
-                        }
-                        assert!(f.is_canonical(&z), "{name} not canonical, r = {r} k = {k}: {x:?} {y:?} -> {z:?}");
-                        assert_eq!(z, digits(&f, &want), "{name}, r = {r} k = {k}: {x:?} {y:?}");
-                    }
-                }
-                // x·r^s for every s < 2k, and −x.
-                for s in 0..2 * k {
-                    f.mul_pow_r(&mut z, x, s);
-                    let mut want = Mpz::new();
+            check_ops(&f, &mut rng, 12);
+        }
+    }
+
+    /// The large-k rows of Table 2.1 (k = 32, 64, 128; r close to 2^64 for k = 128).
+    #[test]
+    fn ops_match_gmp_mod_p_large_k() {
+        let mut rng = Rng(0x6FA0);
+        for k in [32, 64, 128] {
+            check_ops(&super::Gfpf::builtin(k).unwrap(), &mut rng, 2);
+        }
+    }
+
+    fn check_ops(f: &super::Gfpf, rng: &mut Rng, nrandom: usize) {
+        let (k, r) = (f.k(), f.radix());
+        let p = p_mpz(f);
+        let els = elements(f, rng, nrandom);
+        let mut z = vec![0u64; k];
+        for x in &els {
+            let vx = value(f, x);
+            assert_eq!(digits(f, &vx), *x, "round trip of the oracle, r = {r}");
+            for y in &els {
+                let vy = value(f, y);
+                let mut want = Mpz::new();
+                type Op =
+                    unsafe extern "C" fn(*mut gmp::mpz_t, *const gmp::mpz_t, *const gmp::mpz_t);
+                type Core = fn(&super::Gfpf, &mut [u64], &[u64], &[u64]);
+                let ops: [(&str, Core, Op); 3] = [
+                    ("add", super::Gfpf::add, gmp::mpz_add),
+                    ("sub", super::Gfpf::sub, gmp::mpz_sub),
+                    ("mul", super::Gfpf::mul, gmp::mpz_mul),
+                ];
+                for (name, op, gop) in ops {
+                    op(f, &mut z, x, y);
                     // SAFETY: initialised.
                     unsafe {
-                        gmp::mpz_set_ui(&mut want.0, r);
-                        gmp::mpz_pow_ui(&mut want.0, &want.0, s as _);
-                        gmp::mpz_mul(&mut want.0, &want.0, &vx.0);
+                        gop(&mut want.0, &vx.0, &vy.0);
                         gmp::mpz_mod(&mut want.0, &want.0, &p.0);
                     }
-                    assert!(eq(&value(&f, &z), &want) && f.is_canonical(&z), "mul_pow_r s = {s}, r = {r} k = {k}: {x:?} -> {z:?}");
+                    assert!(
+                        f.is_canonical(&z),
+                        "{name} not canonical, r = {r} k = {k}: {x:?} {y:?} -> {z:?}"
+                    );
+                    assert_eq!(z, digits(f, &want), "{name}, r = {r} k = {k}: {x:?} {y:?}");
                 }
-                f.neg(&mut z, x);
+            }
+            // x·r^s for every s < 2k, and −x.
+            for s in 0..2 * k {
+                f.mul_pow_r(&mut z, x, s);
                 let mut want = Mpz::new();
                 // SAFETY: initialised.
                 unsafe {
-                    gmp::mpz_neg(&mut want.0, &vx.0);
+                    gmp::mpz_set_ui(&mut want.0, r);
+                    gmp::mpz_pow_ui(&mut want.0, &want.0, s as _);
+                    gmp::mpz_mul(&mut want.0, &want.0, &vx.0);
                     gmp::mpz_mod(&mut want.0, &want.0, &p.0);
                 }
-                assert_eq!(z, digits(&f, &want), "neg r = {r}");
+                assert!(
+                    eq(&value(f, &z), &want) && f.is_canonical(&z),
+                    "mul_pow_r s = {s}, r = {r} k = {k}: {x:?} -> {z:?}"
+                );
             }
+            f.neg(&mut z, x);
+            let mut want = Mpz::new();
+            // SAFETY: initialised.
+            unsafe {
+                gmp::mpz_neg(&mut want.0, &vx.0);
+                gmp::mpz_mod(&mut want.0, &want.0, &p.0);
+            }
+            assert_eq!(z, digits(f, &want), "neg r = {r}");
         }
     }
 
@@ -548,7 +575,10 @@ mod tests {
                 f.to_limbs(&mut back, &z);
                 // SAFETY: initialised.
                 unsafe { gmp::mpz_mod(&mut a.0, &a.0, &p.0) };
-                assert!(eq(&super::super::testing::limbs_mpz(&back), &a), "to_limbs t = {t}");
+                assert!(
+                    eq(&super::super::testing::limbs_mpz(&back), &a),
+                    "to_limbs t = {t}"
+                );
             }
         }
     }

@@ -30,16 +30,22 @@ impl Twiddles {
         let k = f.k;
         let mut pows = try_zeroed(n * k)?;
         const B: usize = 256;
-        pows.par_chunks_mut(B * k).enumerate().for_each(|(c, chunk)| {
-            let mut w = f.pow_u64(omega, (c * B) as u64);
-            let mut t = vec![0u64; k];
-            for e in chunk.chunks_exact_mut(k) {
-                e.copy_from_slice(&w);
-                f.mul(&mut t, &w, omega);
-                std::mem::swap(&mut w, &mut t);
-            }
-        });
-        Ok(Twiddles { n, omega: omega.to_vec(), pows })
+        pows.par_chunks_mut(B * k)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let mut w = f.pow_u64(omega, (c * B) as u64);
+                let mut t = vec![0u64; k];
+                for e in chunk.chunks_exact_mut(k) {
+                    e.copy_from_slice(&w);
+                    f.mul(&mut t, &w, omega);
+                    std::mem::swap(&mut w, &mut t);
+                }
+            });
+        Ok(Twiddles {
+            n,
+            omega: omega.to_vec(),
+            pows,
+        })
     }
 }
 
@@ -55,11 +61,14 @@ struct Plan<'a> {
 /// dst (cols × rows) = transpose of src (rows × cols), elements of k words.
 fn transpose(dst: &mut [u64], src: &[u64], rows: usize, cols: usize, k: usize) {
     let grain = (GRAIN / (rows * k)).max(1);
-    dst.par_chunks_mut(rows * k).with_min_len(grain).enumerate().for_each(|(j, d)| {
-        for (i, e) in d.chunks_exact_mut(k).enumerate() {
-            e.copy_from_slice(&src[(i * cols + j) * k..][..k]);
-        }
-    });
+    dst.par_chunks_mut(rows * k)
+        .with_min_len(grain)
+        .enumerate()
+        .for_each(|(j, d)| {
+            for (i, e) in d.chunks_exact_mut(k).enumerate() {
+                e.copy_from_slice(&src[(i * cols + j) * k..][..k]);
+            }
+        });
 }
 
 impl Plan<'_> {
@@ -94,7 +103,11 @@ impl Plan<'_> {
             let (half, step) = (len / 2, em * (m / len) % k2);
             for blk in x.chunks_exact_mut(len * k) {
                 let (lo, hi) = blk.split_at_mut(half * k);
-                for (j, (a, b)) in lo.chunks_exact_mut(k).zip(hi.chunks_exact_mut(k)).enumerate() {
+                for (j, (a, b)) in lo
+                    .chunks_exact_mut(k)
+                    .zip(hi.chunks_exact_mut(k))
+                    .enumerate()
+                {
                     self.f.butterfly(a, b, (step * j) & (k2 - 1), t);
                 }
             }
@@ -116,21 +129,29 @@ impl Plan<'_> {
         // (1) columns → rows of scratch, DFTs of size n1.
         transpose(scratch, x, n1, n2, k);
         let g1 = (GRAIN / (n1 * k)).max(1);
-        scratch.par_chunks_mut(n1 * k).zip(x.par_chunks_mut(n1 * k)).with_min_len(g1).for_each(|(row, tmp)| self.run(row, tmp, n1));
+        scratch
+            .par_chunks_mut(n1 * k)
+            .zip(x.par_chunks_mut(n1 * k))
+            .with_min_len(g1)
+            .for_each(|(row, tmp)| self.run(row, tmp, n1));
         transpose(x, scratch, n2, n1, k);
         // (2) twiddles ω_n^(m1·n2), ω_n = ω^(N/n); (3) row DFTs of size n2.
         let mult = self.tw.n / n;
         let g2 = (GRAIN / (n2 * k)).max(1);
-        x.par_chunks_mut(n2 * k).zip(scratch.par_chunks_mut(n2 * k)).enumerate().with_min_len(g2).for_each(|(m1, (row, tmp))| {
-            if m1 > 0 {
-                let t = &mut tmp[..k];
-                for (j, e) in row.chunks_exact_mut(k).enumerate().skip(1) {
-                    self.f.mul(t, e, self.twiddle(mult * m1 * j));
-                    e.copy_from_slice(t);
+        x.par_chunks_mut(n2 * k)
+            .zip(scratch.par_chunks_mut(n2 * k))
+            .enumerate()
+            .with_min_len(g2)
+            .for_each(|(m1, (row, tmp))| {
+                if m1 > 0 {
+                    let t = &mut tmp[..k];
+                    for (j, e) in row.chunks_exact_mut(k).enumerate().skip(1) {
+                        self.f.mul(t, e, self.twiddle(mult * m1 * j));
+                        e.copy_from_slice(t);
+                    }
                 }
-            }
-            self.run(row, tmp, n2);
-        });
+                self.run(row, tmp, n2);
+            });
         // (4) X[m1 + n1·m2] = x[m1][m2].
         transpose(scratch, x, n1, n2, k);
         x.copy_from_slice(scratch);
@@ -147,7 +168,11 @@ impl Gfpf {
         if omega.len() != k || !self.is_canonical(omega) {
             return invalid!("ω is not a canonical element");
         }
-        let primitive = if n == 1 { omega == self.from_u64(1) } else { self.is_minus_one(&self.pow_u64(omega, n as u64 / 2)) };
+        let primitive = if n == 1 {
+            omega == self.from_u64(1)
+        } else {
+            self.is_minus_one(&self.pow_u64(omega, n as u64 / 2))
+        };
         if !primitive {
             return invalid!("ω is not a primitive {n}-th root of unity");
         }
@@ -168,7 +193,13 @@ impl Gfpf {
         let Some(t0) = self.log_r(eta) else {
             return Err(crate::Error::Internal("ω^(N/M) is not a power of r".into()));
         };
-        let plan = Plan { f: self, tw: &tw, inverse, t0, m0 };
+        let plan = Plan {
+            f: self,
+            tw: &tw,
+            inverse,
+            t0,
+            m0,
+        };
         let mut scratch = try_zeroed(x.len())?;
         plan.run(x, &mut scratch, n);
         Ok(())
@@ -260,7 +291,11 @@ mod tests {
                     assert!(f.check_vec(&y, "y").is_ok());
                     let want = naive(&f, &x, n, &w);
                     for i in 0..n {
-                        assert!(eq(&value(&f, &y[i * k..(i + 1) * k]), &want[i]), "r = {} k = {k} N = {n}: X_{i}", f.radix());
+                        assert!(
+                            eq(&value(&f, &y[i * k..(i + 1) * k]), &want[i]),
+                            "r = {} k = {k} N = {n}: X_{i}",
+                            f.radix()
+                        );
                     }
                     f.idft(&mut y, n, &w).unwrap();
                     assert_eq!(y, x, "round trip r = {} k = {k} N = {n}", f.radix());
