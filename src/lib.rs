@@ -9,6 +9,7 @@
 //! - `ffi`: the C ABI (`include/gpmp.h`), the only place that sees `mpz_t`.
 pub mod error;
 pub mod gpu;
+pub mod gfpf;
 pub mod int;
 pub mod nmod;
 pub mod runtime;

@@ -5,6 +5,7 @@
 
 pub mod bpas;
 pub mod gpu;
+pub mod gfpf;
 pub mod mpz;
 pub mod poly;
 pub mod runtime;
