@@ -1,0 +1,545 @@
+//! The two-convolution algorithm CVL²ₚ ([FM] Ch. 4, BPAS `TwoConvolutionMultiplication`), with the
+//! reference's corrections (integer-polynomial-multiplication.md §7, errata rows 1–4).
+//!
+//! For f, g ∈ Z\[y\] with |coefficients| < 2^B:
+//! 1. **Limbs** (§7.2, sign–magnitude as in the thesis example and BPAS, not (4.5)): with K = 2^k and
+//!    M = ⌈B/K⌉ ≤ 64, |f_i| = Σ_{j<K} a_{i,j} 2^{Mj} with 0 ≤ a_{i,j} < 2^M and every limb carries
+//!    the sign of f_i. So f(y) = A(2^M, y) with A(x, y) = Σ_{i,j} ±a_{i,j} x^j y^i, and likewise g, B.
+//! 2. **Two convolutions** modulo e word-size primes p: C⁺ = A·B mod (x^K + 1) (negacyclic) and
+//!    C⁻ = A·B mod (x^K − 1) (cyclic), both linear in y.
+//! 3. **CRT** (Garner) into the symmetric range, and **recovery** (4.30), i.e. the corrected (4.1):
+//!    writing C = Lo + x^K·Hi with deg_x Lo, Hi < K, C⁻ = Lo + Hi and C⁺ = Lo − Hi, so
+//!    Lo = (C⁻ + C⁺)/2, Hi = (C⁻ − C⁺)/2 (exact halvings) and
+//!    h_i = Σ_{j<K} Lo_{i,j} 2^{Mj} + Σ_{j<K} Hi_{i,j} 2^{M(j+K)}, summed with carries.
+//!
+//! **Transforms.** tfhe-ntt computes negacyclic products in Z/p\[z\]/(z^n + 1) ([`plan`]). The pair
+//! (x, y) is Kronecker-packed as x = z^L, y = z with L = 2^⌈log₂(flen+glen−1)⌉, n = K·L: then
+//! z^n + 1 = x^K + 1, and since deg_y(A·B) < L no y-power spills into x, so C⁺ is one length-n
+//! negacyclic product. C⁻ is turned into one too by the twist of (4.20)–(4.23) run the other way:
+//! with ζ a primitive 2K-th root of unity (ζ^K = −1, so 2K | p − 1), x = ζx′ maps x^K − 1 to
+//! −(x′^K + 1), hence C⁻_{i,j} = ζ^{−j}·(A(ζx′,y)·B(ζx′,y) mod (x′^K + 1))_{i,j}. We twist rather
+//! than compute the full product mod x^{2K} + 1 and fold: the cost is the same (two transforms of
+//! size KL instead of one of 2KL), but the two halves are independent jobs for rayon and stay
+//! faithful to the thesis's two convolutions. The factor ½ of the recovery and ζ^{−j} are folded
+//! into one Shoup multiplication per output residue.
+//!
+//! **Bound and moduli (4.16)–(4.17), with the actual sizes** (the Good-N table ignores d and is
+//! wrong for d = 256, N = 114, §7.3). Let m = min(flen, glen). Every coefficient of Lo and Hi is a
+//! full coefficient c_{i,j} = Σ_{ℓ+r=i} Σ_{s+t=j} a_{ℓ,s} b_{r,t} of A·B: at most m pairs (ℓ, r) and
+//! at most K pairs (s, t), each term below (2^M − 1)² in absolute value, so
+//! |c_{i,j}| ≤ m·K·(2^M − 1)² < 2^{⌈log₂m⌉ + k + 2M}. The symmetric residue modulo P = p₁⋯p_e is
+//! exact when P > 2·max|c_{i,j}|, which holds when
+//!
+//! **1 + ⌈log₂ m⌉ + k + 2M ≤ Σ_i ⌊log₂ p_i⌋**  (since P ≥ 2^{Σ⌊log₂ p_i⌋}).
+//!
+//! [`Params::choose`] takes, for each e, the smallest k meeting this with M ≤ 64, and then the e
+//! with the least transform work e·K (ties to fewer primes). The primes are the BPAS pair
+//! 29·2^57+1, 69·2^55+1 followed by two more 62-bit primes with 2-adic valuation 54 (all below
+//! 2^62 for tfhe-ntt's fast path), so 2n | p − 1 holds up to n = 2^53.
+use crate::int::{limbs_for_bits, max_bits, product_bits, try_zeroed, IntRef, ZSlab};
+use crate::nmod::plan::{plan, MIN_NTT};
+use crate::{Error, Result};
+use rayon::prelude::*;
+
+/// The Fourier primes, in order of use: BPAS's P₁ = 29·2^57+1, P₂ = 69·2^55+1, then 177·2^54+1 and
+/// 163·2^54+1.
+const PRIMES: [u64; MAX_PRIMES] =
+    [29 << 57 | 1, 69 << 55 | 1, 177 << 54 | 1, 163 << 54 | 1];
+
+/// Most primes a product uses.
+const MAX_PRIMES: usize = 4;
+
+/// Output coefficients per rayon task below which the recovery stays on one thread.
+const GRAIN: usize = 64;
+
+/// f·g by the two-convolution algorithm.
+pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
+    let (bf, bg) = (max_bits(f), max_bits(g));
+    let stride = limbs_for_bits(product_bits(bf, bg, f.len(), g.len()));
+    let mut h = ZSlab::zeros(f.len() + g.len() - 1, stride)?;
+    if bf == 0 || bg == 0 {
+        return Ok(h);
+    }
+    let par = Params::choose(bf.max(bg), f.len(), g.len())?;
+    Convolutions::new(f, g, par)?.recover(&mut h);
+    Ok(h)
+}
+
+/// K = 2^k limbs of M bits per coefficient, e primes, y-length L (a power of two ≥ flen+glen−1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Params {
+    k: u32,
+    m: u32,
+    e: usize,
+    l: usize,
+}
+
+impl Params {
+    /// The cheapest parameters meeting the bound of the module doc for coefficients of < 2^bits.
+    fn choose(bits: u64, flen: usize, glen: usize) -> Result<Params> {
+        let need0 = 1 + crate::int::ceil_log2(flen.min(glen));
+        let l = (flen + glen - 1).next_power_of_two();
+        let mut best: Option<Params> = None;
+        for e in 1..=MAX_PRIMES {
+            let cap: u64 = PRIMES[..e].iter().map(|&p| p.ilog2() as u64).sum();
+            let Some(k) = (1..=40u32).find(|&k| {
+                let m = bits.div_ceil(1 << k);
+                m <= 64 && need0 + k as u64 + 2 * m <= cap
+            }) else {
+                continue;
+            };
+            let par = Params { k, m: bits.div_ceil(1 << k) as u32, e, l: l.max(MIN_NTT.div_ceil(1 << k)) };
+            if best.is_none_or(|b| par.e << par.k < b.e << b.k) {
+                best = Some(par);
+            }
+        }
+        let par = best.ok_or_else(|| Error::SizeTooLarge(format!("two-convolution: {bits}-bit coefficients")))?;
+        let n = par.l.checked_shl(par.k).filter(|&n| n <= 1 << 40);
+        match n {
+            Some(n) if PRIMES[..par.e].iter().all(|&p| (p - 1) % (2 * n as u64) == 0) => Ok(par),
+            _ => Err(Error::SizeTooLarge(format!("two-convolution: transform of {} x 2^{}", par.l, par.k))),
+        }
+    }
+
+    fn kk(&self) -> usize {
+        1 << self.k
+    }
+
+    fn n(&self) -> usize {
+        self.l << self.k
+    }
+}
+
+/// Shoup multiplier: w < p with ⌊w·2^64/p⌋.
+#[derive(Clone, Copy, Debug, Default)]
+struct Shoup {
+    w: u64,
+    wq: u64,
+}
+
+impl Shoup {
+    fn new(w: u64, p: u64) -> Shoup {
+        Shoup { w, wq: (((w as u128) << 64) / p as u128) as u64 }
+    }
+
+    /// a·w mod p for any a < 2^64 (p < 2^63).
+    #[inline]
+    fn mul(self, a: u64, p: u64) -> u64 {
+        let q = ((a as u128 * self.wq as u128) >> 64) as u64;
+        let r = a.wrapping_mul(self.w).wrapping_sub(q.wrapping_mul(p));
+        if r >= p { r - p } else { r }
+    }
+}
+
+fn mulmod(a: u64, b: u64, p: u64) -> u64 {
+    (a as u128 * b as u128 % p as u128) as u64
+}
+
+fn powmod(mut a: u64, mut e: u64, p: u64) -> u64 {
+    let mut r = 1;
+    while e > 0 {
+        if e & 1 == 1 {
+            r = mulmod(r, a, p);
+        }
+        a = mulmod(a, a, p);
+        e >>= 1;
+    }
+    r
+}
+
+/// Per-prime constants: ζ^j (input twist of the cyclic product), ζ^{−j}/2 (its output untwist and
+/// halving) and 1/2 (halving of the negacyclic product), j < K.
+struct PrimeData {
+    p: u64,
+    twist: Vec<Shoup>,
+    untwist: Vec<Shoup>,
+    half: Shoup,
+}
+
+impl PrimeData {
+    fn new(p: u64, kk: usize) -> PrimeData {
+        // A quadratic non-residue a gives ζ = a^((p−1)/2K) of order exactly 2K: ζ^K = a^((p−1)/2) = −1.
+        let a = (2..).find(|&a| powmod(a, (p - 1) / 2, p) == p - 1).expect("non-residue");
+        let zeta = powmod(a, (p - 1) / (2 * kk as u64), p);
+        let inv2 = p.div_ceil(2);
+        let zinv = powmod(zeta, 2 * kk as u64 - 1, p);
+        let pows = |z: u64, s: u64| -> Vec<Shoup> {
+            let mut v = s;
+            (0..kk)
+                .map(|_| {
+                    let w = Shoup::new(v, p);
+                    v = mulmod(v, z, p);
+                    w
+                })
+                .collect()
+        };
+        PrimeData { p, twist: pows(zeta, 1), untwist: pows(zinv, inv2), half: Shoup::new(inv2, p) }
+    }
+}
+
+/// Garner CRT modulo p₁⋯p_e into the symmetric range, as (sign, magnitude limbs).
+struct Crt {
+    e: usize,
+    p: [u64; MAX_PRIMES],
+    /// inv\[i\]\[j\] = p_j^{−1} mod p_i for j < i.
+    inv: [[Shoup; MAX_PRIMES]; MAX_PRIMES],
+    /// ⌊P/2⌋ and P as e limbs.
+    half: [u64; MAX_PRIMES],
+    prod: [u64; MAX_PRIMES],
+}
+
+impl Crt {
+    fn new(e: usize) -> Crt {
+        let mut p = [0; MAX_PRIMES];
+        p[..e].copy_from_slice(&PRIMES[..e]);
+        let mut inv = [[Shoup::default(); MAX_PRIMES]; MAX_PRIMES];
+        let mut prod = [0u64; MAX_PRIMES];
+        prod[0] = 1;
+        for i in 0..e {
+            for j in 0..i {
+                inv[i][j] = Shoup::new(powmod(p[j] % p[i], p[i] - 2, p[i]), p[i]);
+            }
+            mul_small(&mut prod, p[i], 0);
+        }
+        let mut half = prod;
+        let mut bit = 0;
+        for l in half.iter_mut().rev() {
+            let nb = *l & 1;
+            *l = (*l >> 1) | (bit << 63);
+            bit = nb;
+        }
+        Crt { e, p, inv, half, prod }
+    }
+
+    /// The integer in (−P/2, P/2) with residues r\[i\] mod p_i.
+    #[inline]
+    fn signed(&self, r: &[u64; MAX_PRIMES]) -> (bool, [u64; MAX_PRIMES]) {
+        let mut v = [0u64; MAX_PRIMES];
+        for i in 0..self.e {
+            let p = self.p[i];
+            let mut t = r[i];
+            for j in 0..i {
+                let w = self.inv[i][j];
+                let (a, b) = (w.mul(t, p), w.mul(v[j], p));
+                t = if a >= b { a - b } else { a + p - b };
+            }
+            v[i] = t;
+        }
+        let mut x = [0u64; MAX_PRIMES];
+        x[0] = v[self.e - 1];
+        for i in (0..self.e - 1).rev() {
+            mul_small(&mut x, self.p[i], v[i]);
+        }
+        if cmp(&x, &self.half) == std::cmp::Ordering::Greater {
+            let mut m = self.prod;
+            sub_in_place(&mut m, &x);
+            (true, m)
+        } else {
+            (false, x)
+        }
+    }
+}
+
+/// x ← x·a + c (the caller guarantees no overflow).
+fn mul_small(x: &mut [u64], a: u64, c: u64) {
+    let mut carry = c as u128;
+    for l in x.iter_mut() {
+        let t = *l as u128 * a as u128 + carry;
+        *l = t as u64;
+        carry = t >> 64;
+    }
+}
+
+/// Compares equal-length little-endian limb vectors.
+fn cmp(a: &[u64], b: &[u64]) -> std::cmp::Ordering {
+    a.iter().rev().cmp(b.iter().rev())
+}
+
+/// a ← a − b for a ≥ b (equal lengths).
+fn sub_in_place(a: &mut [u64], b: &[u64]) {
+    let mut borrow = false;
+    for (x, &y) in a.iter_mut().zip(b) {
+        let (d, b1) = x.overflowing_sub(y);
+        let (d, b2) = d.overflowing_sub(borrow as u64);
+        *x = d;
+        borrow = b1 || b2;
+    }
+}
+
+/// acc += v·2^s (acc is wide enough to absorb the carry).
+#[inline]
+fn add_shifted(acc: &mut [u64], v: &[u64], s: u64) {
+    let (q, r) = ((s / 64) as usize, (s % 64) as u32);
+    let mut carry = false;
+    let mut prev = 0u64;
+    let mut idx = q;
+    for k in 0..=v.len() {
+        let cur = v.get(k).copied().unwrap_or(0);
+        let w = if r == 0 { cur } else { (cur << r) | (prev >> (64 - r)) };
+        prev = cur;
+        let (s1, c1) = acc[idx].overflowing_add(w);
+        let (s2, c2) = s1.overflowing_add(carry as u64);
+        acc[idx] = s2;
+        carry = c1 || c2;
+        idx += 1;
+    }
+    while carry {
+        let (s1, c1) = acc[idx].overflowing_add(1);
+        acc[idx] = s1;
+        carry = c1;
+        idx += 1;
+    }
+}
+
+/// Bits s .. s+m of the magnitude `mag` (m ≤ 64).
+fn bits_at(mag: &[u64], s: u64, m: u32) -> u64 {
+    let (q, r) = ((s / 64) as usize, (s % 64) as u32);
+    let Some(&lo) = mag.get(q) else { return 0 };
+    let mut v = lo >> r;
+    if r > 0 {
+        v |= mag.get(q + 1).map_or(0, |&hi| hi << (64 - r));
+    }
+    if m < 64 { v & ((1 << m) - 1) } else { v }
+}
+
+/// The limb magnitudes a_{i,j} of every coefficient, row-major (index K·i + j).
+fn split(f: &[IntRef], par: Params) -> Result<Vec<u64>> {
+    let kk = par.kk();
+    let mut a = try_zeroed(f.len() * kk)?;
+    a.par_chunks_mut(kk).zip(f).with_min_len(256).for_each(|(row, c)| {
+        for (j, x) in row.iter_mut().enumerate() {
+            *x = bits_at(c.mag, j as u64 * par.m as u64, par.m);
+        }
+    });
+    Ok(a)
+}
+
+/// The Z/p images of the two convolutions for every prime q: `neg[q]` holds C⁺_{i,j} mod p_q and
+/// `cyc[q]` holds ζ^j·C⁻_{i,j} mod p_q, both at index i + L·j.
+struct Convolutions {
+    par: Params,
+    primes: Vec<PrimeData>,
+    neg: Vec<Vec<u64>>,
+    cyc: Vec<Vec<u64>>,
+}
+
+impl Convolutions {
+    /// Splits f and g and runs the 2e negacyclic products in parallel (one forward transform
+    /// fewer per product when f and g are the same slice).
+    fn new(f: &[IntRef], g: &[IntRef], par: Params) -> Result<Convolutions> {
+        let square = std::ptr::eq(f.as_ptr(), g.as_ptr()) && f.len() == g.len();
+        let a = split(f, par)?;
+        let b = if square { None } else { Some(split(g, par)?) };
+        let primes: Vec<PrimeData> = PRIMES[..par.e].iter().map(|&p| PrimeData::new(p, par.kk())).collect();
+        let jobs: Vec<(usize, bool)> = (0..par.e).flat_map(|q| [(q, false), (q, true)]).collect();
+        let mut out = jobs
+            .par_iter()
+            .map(|&(q, cyclic)| {
+                let pd = &primes[q];
+                let pl = plan(par.n(), pd.p)?;
+                let ones;
+                let tw = if cyclic {
+                    &pd.twist
+                } else {
+                    ones = vec![Shoup::new(1, pd.p); par.kk()];
+                    &ones
+                };
+                let mut x = load(&a, f, par, pd.p, tw)?;
+                pl.fwd(&mut x);
+                let y = match &b {
+                    Some(b) => {
+                        let mut y = load(b, g, par, pd.p, tw)?;
+                        pl.fwd(&mut y);
+                        y
+                    }
+                    None => {
+                        let mut y = try_zeroed(x.len())?;
+                        y.copy_from_slice(&x);
+                        y
+                    }
+                };
+                pl.mul_assign_normalize(&mut x, &y);
+                drop(y);
+                pl.inv(&mut x);
+                Ok(x)
+            })
+            .collect::<Result<Vec<Vec<u64>>>>()?
+            .into_iter();
+        let (mut neg, mut cyc) = (Vec::new(), Vec::new());
+        for _ in 0..par.e {
+            neg.push(out.next().expect("job"));
+            cyc.push(out.next().expect("job"));
+        }
+        Ok(Convolutions { par, primes, neg, cyc })
+    }
+
+    /// The coefficients Lo_{i,j} = (C⁻+C⁺)/2 and Hi_{i,j} = (C⁻−C⁺)/2 as residues, for j < K.
+    #[inline]
+    fn lo_hi(&self, i: usize, j: usize) -> ([u64; MAX_PRIMES], [u64; MAX_PRIMES]) {
+        let (mut lo, mut hi) = ([0; MAX_PRIMES], [0; MAX_PRIMES]);
+        let t = i + self.par.l * j;
+        for (q, pd) in self.primes.iter().enumerate() {
+            let p = pd.p;
+            let c = pd.untwist[j].mul(self.cyc[q][t], p);
+            let n = pd.half.mul(self.neg[q][t], p);
+            lo[q] = if c + n >= p { c + n - p } else { c + n };
+            hi[q] = if c >= n { c - n } else { c + p - n };
+        }
+        (lo, hi)
+    }
+
+    /// h_i = Σ_j Lo_{i,j} 2^{Mj} + Hi_{i,j} 2^{M(j+K)} (4.30), with the CRT, in parallel over i.
+    fn recover(&self, h: &mut ZSlab) {
+        let (kk, m, e) = (self.par.kk() as u64, self.par.m as u64, self.par.e);
+        let crt = Crt::new(e);
+        // Positive and negative parts are summed apart: each is < 2^(64e + M(2K−1) + 1).
+        let w = limbs_for_bits(64 * e as u64 + m * (2 * kk - 1) + 1) + 1;
+        let w = w.max(h.stride());
+        h.par_rows_mut().enumerate().with_min_len(GRAIN).for_each_init(
+            || (vec![0u64; w], vec![0u64; w]),
+            |(pos, neg), (i, (row, sign))| {
+                pos.fill(0);
+                neg.fill(0);
+                for j in 0..kk as usize {
+                    let (lo, hi) = self.lo_hi(i, j);
+                    for (r, s) in [(lo, m * j as u64), (hi, m * (j as u64 + kk))] {
+                        let (ng, mag) = crt.signed(&r);
+                        add_shifted(if ng { &mut *neg } else { &mut *pos }, &mag[..e], s);
+                    }
+                }
+                let negative = cmp(pos, neg) == std::cmp::Ordering::Less;
+                let (big, small) = if negative { (&mut *neg, &*pos) } else { (&mut *pos, &*neg) };
+                sub_in_place(big, small);
+                debug_assert!(big[row.len()..].iter().all(|&l| l == 0), "two-convolution: coefficient overflow");
+                row.copy_from_slice(&big[..row.len()]);
+                *sign = negative && row.iter().any(|&l| l != 0);
+            },
+        );
+    }
+}
+
+/// The length-n residue vector of ±a_{i,j}·tw_j mod p at index i + L·j.
+fn load(a: &[u64], f: &[IntRef], par: Params, p: u64, tw: &[Shoup]) -> Result<Vec<u64>> {
+    let (kk, l) = (par.kk(), par.l);
+    let mut x = try_zeroed(par.n())?;
+    x.par_chunks_mut(l).zip(tw).enumerate().for_each(|(j, (col, &w))| {
+        for (i, (y, c)) in col.iter_mut().zip(f).enumerate() {
+            let r = w.mul(a[kk * i + j], p);
+            *y = if c.neg && r != 0 { p - r } else { r };
+        }
+    });
+    Ok(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zpoly::testing::{assert_mul, check_alg, poly, Rng};
+    use crate::zpoly::Alg;
+
+    fn small(v: &[i64]) -> Vec<(bool, Vec<u64>)> {
+        v.iter().map(|&x| (x < 0, vec![x.unsigned_abs()])).collect()
+    }
+
+    /// The signed value of a (sign, magnitude) CRT output that fits in an i128.
+    fn to_i128((neg, mag): (bool, [u64; MAX_PRIMES])) -> i128 {
+        assert!(mag[2..].iter().all(|&l| l == 0));
+        let v = (mag[0] as u128 | (mag[1] as u128) << 64) as i128;
+        if neg { -v } else { v }
+    }
+
+    /// [FM] §1.1.1 (reference §7.10): N = 10, K = 2, M = 5; the limbs, C⁺ and C⁻ at y⁰ and y¹⁶,
+    /// and the product.
+    #[test]
+    fn thesis_worked_example() {
+        let a = small(&[40, 84, -127, 225, -102, 201, 217, -55, 100]);
+        let b = small(&[104, 152, -1, 51, -114, 9, -110, -85, -26]);
+        let (av, bv) = (crate::zpoly::testing::views(&a), crate::zpoly::testing::views(&b));
+        let par = Params { k: 1, m: 5, e: 2, l: 32 };
+        let signed = |f: &[IntRef], l: Vec<u64>| -> Vec<[i64; 2]> {
+            f.iter()
+                .zip(l.chunks(2))
+                .map(|(c, r)| {
+                    let s = if c.neg { -1 } else { 1 };
+                    [s * r[0] as i64, s * r[1] as i64]
+                })
+                .collect()
+        };
+        let la = signed(&av, split(&av, par).unwrap());
+        let lb = signed(&bv, split(&bv, par).unwrap());
+        assert_eq!(la, [[8, 1], [20, 2], [-31, -3], [1, 7], [-6, -3], [9, 6], [25, 6], [-23, -1], [4, 3]]);
+        assert_eq!(lb, [[8, 3], [24, 4], [-1, 0], [19, 1], [-18, -3], [9, 0], [-14, -3], [-21, -2], [-26, 0]]);
+
+        let conv = Convolutions::new(&av, &bv, par).unwrap();
+        let crt = Crt::new(par.e);
+        // C⁺ = Lo − Hi and C⁻ = Lo + Hi, coefficient of x^j at y^i.
+        let pm = |i: usize, j: usize| {
+            let (lo, hi) = conv.lo_hi(i, j);
+            let (lo, hi) = (to_i128(crt.signed(&lo)), to_i128(crt.signed(&hi)));
+            (lo - hi, lo + hi)
+        };
+        assert_eq!((pm(0, 0), pm(0, 1)), ((61, 67), (32, 32)));
+        assert_eq!((pm(16, 0), pm(16, 1)), ((-104, -104), (-78, -78)));
+        // C at y⁰ is 3x² + 32x + 64: Lo = 64 + 32x, Hi = 3.
+        let (lo, hi) = conv.lo_hi(0, 0);
+        assert_eq!((to_i128(crt.signed(&lo)), to_i128(crt.signed(&hi))), (64, 3));
+
+        let mut h = ZSlab::zeros(17, 1).unwrap();
+        conv.recover(&mut h);
+        let want = [
+            4160, 14816, -480, 6052, 23443, -10518, 75531, -17572, 31517, -13649, -30437, -5967, -50198,
+            -16721, -11967, -7070, -2600,
+        ];
+        assert_eq!(crate::zpoly::testing::slab_coefs(&h), small(&want));
+        assert_mul(Alg::TwoConvolution, &a, &b, "thesis example");
+    }
+
+    /// The bound is checked against the actual d: the reference's counter-example (d = 256,
+    /// 2^113 − 1, Good-N gives K = 2, M = 57) must not get K = 2, M = 57 with two primes.
+    #[test]
+    fn parameters_respect_the_bound() {
+        let par = Params::choose(113, 256, 256).unwrap();
+        let cap: u64 = PRIMES[..par.e].iter().map(|&p| p.ilog2() as u64).sum();
+        assert!(1 + 8 + par.k as u64 + 2 * par.m as u64 <= cap, "{par:?}");
+        assert_ne!((par.k, par.m, par.e), (1, 57, 2));
+        for (bits, len) in [(1, 1), (64, 5000), (300, 2000), (1024, 4096), (256, 65536), (100_000, 3)] {
+            let par = Params::choose(bits, len, len).unwrap();
+            let cap: u64 = PRIMES[..par.e].iter().map(|&p| p.ilog2() as u64).sum();
+            assert!(1 + crate::int::ceil_log2(len) + par.k as u64 + 2 * par.m as u64 <= cap);
+            assert!((par.m as u64) << par.k >= bits && par.m <= 64, "{par:?}");
+        }
+    }
+
+    #[test]
+    fn crt_is_symmetric() {
+        for e in 1..=MAX_PRIMES {
+            let crt = Crt::new(e);
+            let mut r = [0; MAX_PRIMES];
+            for q in 0..e {
+                r[q] = PRIMES[q] - 5;
+            }
+            assert_eq!(crt.signed(&r), (true, [5, 0, 0, 0]));
+            for q in 0..e {
+                r[q] = 7;
+            }
+            assert_eq!(crt.signed(&r), (false, [7, 0, 0, 0]));
+        }
+    }
+
+    #[test]
+    fn two_convolution_matches_oracle() {
+        check_alg(Alg::TwoConvolution, 200, 3000);
+    }
+
+    #[test]
+    fn two_convolution_large_and_unbalanced() {
+        let mut rng = Rng(42);
+        let f = poly(&mut rng, 2000, 300, 0);
+        let g = poly(&mut rng, 2000, 300, 2);
+        assert_mul(Alg::TwoConvolution, &f, &g, "2000 x 2000, 300 bits");
+        let f = poly(&mut rng, 5000, 64, 1);
+        let g = poly(&mut rng, 3, 64, 1);
+        assert_mul(Alg::TwoConvolution, &f, &g, "5000 x 3, 64 bits");
+        assert_mul(Alg::TwoConvolution, &g, &f, "3 x 5000, 64 bits");
+    }
+}
