@@ -216,6 +216,8 @@ struct Crt<const E: usize> {
     p: [u64; E],
     /// inv\[i\]\[j\] = p_j^{−1} mod p_i for j < i.
     inv: [[Shoup; E]; E],
+    /// lift\[i\] = p_i·⌈max p / p_i⌉ ≥ every Garner digit, with lift\[i\] + p_i < 2^64.
+    lift: [u64; E],
 }
 
 impl<const E: usize> Crt<E> {
@@ -230,7 +232,10 @@ impl<const E: usize> Crt<E> {
                 }
             })
         });
-        Crt { p, inv }
+        let pmax = p.iter().copied().max().unwrap_or(0);
+        let lift = p.map(|q| q * pmax.div_ceil(q));
+        assert!(p.iter().zip(&lift).all(|(&q, &l)| l.checked_add(q).is_some()), "CRT primes too far apart");
+        Crt { p, inv, lift }
     }
 
     /// P as E limbs.
@@ -250,9 +255,9 @@ impl<const E: usize> Crt<E> {
         for i in 0..E {
             let p = self.p[i];
             let mut t = r[i];
+            // t ← (t − v_j)·p_j^{−1}, with t + lift − v_j ∈ [0, 2^64) fed to one Shoup product.
             for (&w, &vj) in self.inv[i][..i].iter().zip(&v) {
-                let (a, b) = (w.mul(t, p), w.mul(vj, p));
-                t = if a >= b { a - b } else { a + p - b };
+                t = w.mul(t + self.lift[i] - vj, p);
             }
             v[i] = t;
         }
