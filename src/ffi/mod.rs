@@ -3,6 +3,7 @@
 //! detail message) and writes its outputs only after everything has succeeded.
 #![allow(non_camel_case_types)]
 
+pub mod bpas;
 pub mod mpz;
 pub mod poly;
 pub mod runtime;

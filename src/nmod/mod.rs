@@ -1,2 +1,3 @@
 //! Word-size prime fields Z/pZ (p < 2^63): arithmetic, Fourier primes, NTTs and CRT.
 pub mod plan;
+pub mod prime;

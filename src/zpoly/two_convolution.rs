@@ -38,6 +38,7 @@
 //! 2^62 for tfhe-ntt's fast path), so 2n | p − 1 holds up to n = 2^53.
 use crate::int::{limbs_for_bits, max_bits, product_bits, try_zeroed, IntRef, ZSlab};
 use crate::nmod::plan::{plan, MIN_NTT};
+use crate::nmod::prime::{invmod, mulmod, powmod, primitive_root_of_unity};
 use crate::{Error, Result};
 use rayon::prelude::*;
 
@@ -165,22 +166,6 @@ impl Shoup {
     }
 }
 
-fn mulmod(a: u64, b: u64, p: u64) -> u64 {
-    (a as u128 * b as u128 % p as u128) as u64
-}
-
-fn powmod(mut a: u64, mut e: u64, p: u64) -> u64 {
-    let mut r = 1;
-    while e > 0 {
-        if e & 1 == 1 {
-            r = mulmod(r, a, p);
-        }
-        a = mulmod(a, a, p);
-        e >>= 1;
-    }
-    r
-}
-
 /// Per-prime constants: ζ^j (input twist of the cyclic product), ζ^{−j}/2 (its output untwist and
 /// halving) and 1/2 (halving of the negacyclic product), j < K.
 struct PrimeData {
@@ -191,10 +176,9 @@ struct PrimeData {
 }
 
 impl PrimeData {
-    fn new(p: u64, kk: usize) -> PrimeData {
-        // A quadratic non-residue a gives ζ = a^((p−1)/2K) of order exactly 2K: ζ^K = a^((p−1)/2) = −1.
-        let a = (2..).find(|&a| powmod(a, (p - 1) / 2, p) == p - 1).expect("non-residue");
-        let zeta = powmod(a, (p - 1) / (2 * kk as u64), p);
+    /// ζ is a primitive 2K-th root of unity: ζ^K = −1 ((4.18) corrected: 2K | p − 1).
+    fn new(p: u64, kk: usize) -> Result<PrimeData> {
+        let zeta = primitive_root_of_unity(2 * kk as u64, p)?;
         let inv2 = p.div_ceil(2);
         let zinv = powmod(zeta, 2 * kk as u64 - 1, p);
         let pows = |z: u64, s: u64| -> Vec<Shoup> {
@@ -207,7 +191,7 @@ impl PrimeData {
                 })
                 .collect()
         };
-        PrimeData { p, twist: pows(zeta, 1), untwist: pows(zinv, inv2), half: Shoup::new(inv2, p) }
+        Ok(PrimeData { p, twist: pows(zeta, 1), untwist: pows(zinv, inv2), half: Shoup::new(inv2, p) })
     }
 }
 
@@ -226,7 +210,7 @@ impl<const E: usize> Crt<E> {
         let inv = std::array::from_fn(|i| {
             std::array::from_fn(|j| {
                 if j < i {
-                    Shoup::new(powmod(p[j] % p[i], p[i] - 2, p[i]), p[i])
+                    Shoup::new(invmod(p[j] % p[i], p[i]), p[i])
                 } else {
                     Shoup::default()
                 }
@@ -374,8 +358,8 @@ impl Convolutions {
         let square = std::ptr::eq(f.as_ptr(), g.as_ptr()) && f.len() == g.len();
         let a = split(f, par)?;
         let b = if square { None } else { Some(split(g, par)?) };
-        let primes: Vec<PrimeData> =
-            par.primes[..par.e].iter().map(|&p| PrimeData::new(p, par.kk())).collect();
+        let primes =
+            par.primes[..par.e].iter().map(|&p| PrimeData::new(p, par.kk())).collect::<Result<Vec<_>>>()?;
         let jobs: Vec<(usize, bool)> = (0..par.e).flat_map(|q| [(q, false), (q, true)]).collect();
         let mut out = jobs
             .par_iter()
@@ -659,6 +643,11 @@ mod tests {
     #[test]
     fn two_convolution_matches_oracle() {
         check_alg(Alg::TwoConvolution, 200, 3000);
+    }
+
+    #[test]
+    fn two_convolution_matches_schoolbook_large() {
+        crate::zpoly::testing::check_large(Alg::TwoConvolution);
     }
 
     #[test]

@@ -1,0 +1,147 @@
+//! Word-size primes: arithmetic mod p < 2^64, a deterministic primality test, Fourier primes
+//! c·2^k + 1 and primitive roots of unity.
+use crate::{invalid, Result};
+
+/// a·b mod p.
+#[inline]
+pub fn mulmod(a: u64, b: u64, p: u64) -> u64 {
+    ((a as u128 * b as u128) % p as u128) as u64
+}
+
+/// a^e mod p.
+pub fn powmod(mut a: u64, mut e: u64, p: u64) -> u64 {
+    let mut r = 1 % p;
+    a %= p;
+    while e > 0 {
+        if e & 1 == 1 {
+            r = mulmod(r, a, p);
+        }
+        a = mulmod(a, a, p);
+        e >>= 1;
+    }
+    r
+}
+
+/// a^(−1) mod p for p prime and a ≢ 0 (Fermat).
+pub fn invmod(a: u64, p: u64) -> u64 {
+    powmod(a, p - 2, p)
+}
+
+/// Deterministic primality for all n < 2^64 (Miller–Rabin with the first 12 prime bases).
+pub fn is_prime(n: u64) -> bool {
+    const BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
+    if n < 2 {
+        return false;
+    }
+    for &q in &BASES {
+        if n % q == 0 {
+            return n == q;
+        }
+    }
+    let s = (n - 1).trailing_zeros();
+    let d = (n - 1) >> s;
+    'bases: for &a in &BASES {
+        let mut x = powmod(a, d, n);
+        if x == 1 || x == n - 1 {
+            continue;
+        }
+        for _ in 1..s {
+            x = mulmod(x, x, n);
+            if x == n - 1 {
+                continue 'bases;
+            }
+        }
+        return false;
+    }
+    true
+}
+
+/// The primes p = c·2^k + 1 < 2^bits with k ≥ `min_k`, from the largest down; at most `count`.
+/// (For `gpmp_nmod_fourier_prime` the caller passes the largest feasible k.)
+pub fn fourier_primes(bits: u32, min_k: u32, count: usize) -> Vec<u64> {
+    let mut out = Vec::with_capacity(count);
+    if bits > 64 || min_k >= bits {
+        return out;
+    }
+    let step = 1u64 << min_k;
+    let top = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    // largest c with c·2^min_k + 1 ≤ top
+    let mut c = (top - 1) >> min_k;
+    while c > 0 && out.len() < count {
+        let p = c * step + 1;
+        if is_prime(p) {
+            out.push(p);
+        }
+        c -= 1;
+    }
+    out
+}
+
+/// A primitive n-th root of unity mod p (n a power of two dividing p − 1): g^((p−1)/n) for the
+/// smallest g that is a quadratic non-residue (then ω^(n/2) = −1, so ω has order exactly n).
+pub fn primitive_root_of_unity(n: u64, p: u64) -> Result<u64> {
+    if !n.is_power_of_two() {
+        return invalid!("root order {n} is not a power of two");
+    }
+    if p < 3 || !is_prime(p) {
+        return invalid!("{p} is not an odd prime");
+    }
+    if (p - 1) % n != 0 {
+        return invalid!("{n} does not divide p - 1 = {}", p - 1);
+    }
+    if n == 1 {
+        return Ok(1);
+    }
+    let g = (2..p).find(|&g| powmod(g, (p - 1) / 2, p) == p - 1).expect("a non-residue exists mod an odd prime");
+    Ok(powmod(g, (p - 1) / n, p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trial(n: u64) -> bool {
+        n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+    }
+
+    #[test]
+    fn primality_agrees_with_trial_division() {
+        for n in 0..20_000 {
+            assert_eq!(is_prime(n), trial(n), "{n}");
+        }
+        // Strong pseudoprimes to several bases, and known large primes.
+        for n in [3_215_031_751u64, 2_152_302_898_747, 3_474_749_660_383, 341_550_071_728_321, 3_825_123_056_546_413_051] {
+            assert!(!is_prime(n), "{n}");
+        }
+        for p in [0xffff_ffff_0000_0001u64, (1 << 61) - 1, 29 * (1 << 57) + 1, 69 * (1 << 55) + 1, (1u64 << 63) - 25] {
+            assert!(is_prime(p), "{p}");
+        }
+        assert!(!is_prime(u64::MAX));
+    }
+
+    #[test]
+    fn fourier_primes_are_prime_and_ordered() {
+        let ps = fourier_primes(50, 30, 5);
+        assert_eq!(ps.len(), 5);
+        for w in ps.windows(2) {
+            assert!(w[0] > w[1]);
+        }
+        for &p in &ps {
+            assert!(is_prime(p) && p < 1 << 50 && (p - 1) % (1 << 30) == 0);
+        }
+    }
+
+    #[test]
+    fn roots_have_exact_order() {
+        for (n, p) in [(1u64 << 20, fourier_primes(62, 40, 1)[0]), (8, 17), (2, 3), (1 << 32, 0xffff_ffff_0000_0001)] {
+            let w = primitive_root_of_unity(n, p).unwrap();
+            assert_eq!(powmod(w, n, p), 1);
+            if n > 1 {
+                assert_eq!(powmod(w, n / 2, p), p - 1);
+            }
+        }
+        assert!(primitive_root_of_unity(3, 17).is_err());
+        assert!(primitive_root_of_unity(32, 17).is_err());
+        assert!(primitive_root_of_unity(2, 15).is_err());
+    }
+}
