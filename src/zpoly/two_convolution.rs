@@ -7,10 +7,13 @@
 //!    the sign of f_i. So f(y) = A(2^M, y) with A(x, y) = Σ_{i,j} ±a_{i,j} x^j y^i, and likewise g, B.
 //! 2. **Two convolutions** modulo e word-size primes p: C⁺ = A·B mod (x^K + 1) (negacyclic) and
 //!    C⁻ = A·B mod (x^K − 1) (cyclic), both linear in y.
-//! 3. **CRT** (Garner) into the symmetric range, and **recovery** (4.30), i.e. the corrected (4.1):
-//!    writing C = Lo + x^K·Hi with deg_x Lo, Hi < K, C⁻ = Lo + Hi and C⁺ = Lo − Hi, so
-//!    Lo = (C⁻ + C⁺)/2, Hi = (C⁻ − C⁺)/2 (exact halvings) and
-//!    h_i = Σ_{j<K} Lo_{i,j} 2^{Mj} + Σ_{j<K} Hi_{i,j} 2^{M(j+K)}, summed with carries.
+//! 3. **Recovery** (4.30), i.e. the corrected (4.1): writing C = Lo + x^K·Hi with deg_x Lo, Hi < K,
+//!    C⁻ = Lo + Hi and C⁺ = Lo − Hi, so Lo = (C⁻ + C⁺)/2, Hi = (C⁻ − C⁺)/2 (exact halvings, done
+//!    mod p before the CRT) and h_i = Σ_{j<K} Lo_{i,j} 2^{Mj} + Σ_{j<K} Hi_{i,j} 2^{M(j+K)}.
+//! 4. **CRT** (Garner) of each Lo_{i,j}, Hi_{i,j} shifted by ⌊P/2⌋ into \[0, P) (the symmetric
+//!    range without centring), summed with carries; the shift is removed once per coefficient.
+//!    Note: the thesis names C⁺ the negacyclic image (mod x^K + 1) and C⁻ the cyclic one; this file
+//!    keeps that convention.
 //!
 //! **Transforms.** tfhe-ntt computes negacyclic products in Z/p\[z\]/(z^n + 1) ([`plan`]). The pair
 //! (x, y) is Kronecker-packed as x = z^L, y = z with L = 2^⌈log₂(flen+glen−1)⌉, n = K·L: then
@@ -33,9 +36,12 @@
 //! **1 + ⌈log₂ m⌉ + k + 2M ≤ Σ_i ⌊log₂ p_i⌋**  (since P ≥ 2^{Σ⌊log₂ p_i⌋}).
 //!
 //! [`Params::choose`] takes, for each e, the smallest k meeting this with M ≤ 64, and then the e
-//! with the least transform work e·K (ties to fewer primes). The primes are the BPAS pair
-//! 29·2^57+1, 69·2^55+1 followed by two more 62-bit primes with 2-adic valuation 54 (all below
-//! 2^62 for tfhe-ntt's fast path), so 2n | p − 1 holds up to n = 2^53.
+//! with the least transform work e·K (ties to fewer primes); the transform length must also divide
+//! (p − 1)/2. With the BPAS pair (cap 122) this is the thesis's setting with a d-aware M; on CPUs
+//! where tfhe-ntt runs 50-bit primes with IFMA, five such primes (cap 245) are used instead, since
+//! there the transforms are markedly faster (measured ≈ 1.7× at n = 2^19 here) for 49 instead of 61
+//! bits per prime. M = 64 limbs (one machine word) usually win: e.g. 2^16 × 256 bits gives K = 4,
+//! M = 64 with three primes.
 use crate::int::{limbs_for_bits, max_bits, product_bits, try_zeroed, IntRef, ZSlab};
 use crate::nmod::plan::{plan, MIN_NTT};
 use crate::nmod::prime::{invmod, mulmod, powmod, primitive_root_of_unity};
@@ -46,8 +52,8 @@ use rayon::prelude::*;
 /// primes (below 2^62, tfhe-ntt's 62-bit AVX path) with 2-adic valuation ≥ 54.
 const BPAS_PRIMES: &[u64] = &[29 << 57 | 1, 69 << 55 | 1, 177 << 54 | 1, 163 << 54 | 1];
 
-/// 50-bit primes (below 2^50, tfhe-ntt's IFMA path, about 2.5× faster per transform than the 62-bit
-/// path on AVX-512 IFMA CPUs): 63·2^44+1, 75·2^43+1, 247·2^42+1, 207·2^42+1, 159·2^42+1.
+/// 50-bit primes (below 2^50: tfhe-ntt's IFMA path on AVX-512 IFMA CPUs) with 2-adic valuation
+/// ≥ 42: 63·2^44+1, 75·2^43+1, 247·2^42+1, 207·2^42+1, 159·2^42+1.
 const IFMA_PRIMES: &[u64] =
     &[1108307720798209, 659706976665601, 1086317488242689, 910395627798529, 699289395265537];
 
