@@ -1,4 +1,4 @@
-//! The two-convolution algorithm CVL²ₚ ([FM] Ch. 4, BPAS `TwoConvolutionMultiplication`), with the
+//! The two-convolution algorithm CVL²ₚ (\[FM\] Ch. 4, BPAS `TwoConvolutionMultiplication`), with the
 //! reference's corrections (integer-polynomial-multiplication.md §7, errata rows 1–4).
 //!
 //! For f, g ∈ Z\[y\] with |coefficients| < 2^B:
@@ -35,7 +35,7 @@
 //!
 //! **1 + ⌈log₂ m⌉ + k + 2M ≤ Σ_i ⌊log₂ p_i⌋**  (since P ≥ 2^{Σ⌊log₂ p_i⌋}).
 //!
-//! [`Params::choose`] takes, for each e, the smallest k meeting this with M ≤ 64, and then the e
+//! `Params::choose` takes, for each e, the smallest k meeting this with M ≤ 64, and then the e
 //! with the least transform work e·K (ties to fewer primes); the transform length must also divide
 //! (p − 1)/2. With the BPAS pair (cap 122) this is the thesis's setting with a d-aware M; on CPUs
 //! where tfhe-ntt runs 50-bit primes with IFMA, five such primes (cap 245) are used instead, since
