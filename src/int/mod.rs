@@ -7,10 +7,12 @@
 //! - [`try_zeroed`]: fallible allocation, so that out-of-memory becomes a status instead of an abort.
 mod alloc;
 mod mul;
+mod ntt_mul;
 mod slab;
 
 pub use alloc::try_zeroed;
-pub use mul::mul_mag;
+pub use mul::{mul_mag, NTT_MUL_MIN_LIMBS};
+pub use ntt_mul::ntt_mul;
 pub use slab::{negate_in_place, ZSlab};
 
 /// Bits per limb.

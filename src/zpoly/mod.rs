@@ -6,6 +6,7 @@
 //! stride of `limbs_for_bits(product_bits(..))` limbs (see [`crate::int::product_bits`]).
 //! [`mul`] validates, handles empty operands and picks the algorithm.
 pub mod schoolbook;
+pub mod small_prime_ntt;
 
 #[cfg(test)]
 pub(crate) mod testing;
@@ -46,6 +47,7 @@ pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
     match alg {
         Alg::Auto => unreachable!("choose never returns Auto"),
         Alg::Schoolbook => schoolbook::mul(f, g),
+        Alg::SmallPrimeNtt => small_prime_ntt::mul(f, g),
         Alg::BigPrimeFft => Err(Error::InvalidArgument(
             "GPMP_MUL_BIG_PRIME_FFT is not available yet (it comes with the generalized Fermat prime fields)".into(),
         )),
