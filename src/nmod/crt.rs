@@ -23,6 +23,11 @@ pub struct Crt {
     /// M and ⌊M/2⌋, `limbs` limbs each.
     modulus: Vec<u64>,
     half: Vec<u64>,
+    /// All primes < 2^50 (digit sums need no intermediate reduction).
+    small: bool,
+    /// For k ≤ 4 primes < 2^50, the explicit form (see [`Crt::explicit`]): per prime
+    /// (M/p_i)^(−1) mod p_i with its Shoup constant, M/p_i (≤ 3 limbs), 1/p_i.
+    expl: Vec<(u64, u64, [u64; 3], f64)>,
 }
 
 /// Rows per rayon task in the batched conversions.
@@ -66,7 +71,27 @@ impl Crt {
         for i in 0..half.len() {
             half[i] = (half[i] >> 1) | half.get(i + 1).map_or(0, |&h| h << 63);
         }
-        Crt { m, pm, inv, modulus, half }
+        let small = primes.iter().all(|&p| p < 1 << 50);
+        let mut expl = Vec::new();
+        if small && k <= 4 {
+            for (i, mi) in m.iter().enumerate() {
+                let mut c = [0u64; 3];
+                c[0] = 1;
+                let mut cm = 1 % mi.p;
+                for (_, &q) in primes.iter().enumerate().filter(|&(j, _)| j != i) {
+                    let mut carry = 0u128;
+                    for l in c.iter_mut() {
+                        let t = *l as u128 * q as u128 + carry;
+                        *l = t as u64;
+                        carry = t >> 64;
+                    }
+                    cm = mulmod(cm, q % mi.p, mi.p);
+                }
+                let a = invmod(cm, mi.p);
+                expl.push((a, mi.shoup(a), c, 1.0 / mi.p as f64));
+            }
+        }
+        Crt { m, pm, inv, modulus, half, small, expl }
     }
 
     /// Number of primes.
@@ -87,6 +112,106 @@ impl Crt {
     /// `len()` words. Residues must be reduced (r\[i\] < p_i).
     #[inline]
     pub fn unsigned(&self, r: &[u64], v: &mut [u64], out: &mut [u64]) {
+        if !self.expl.is_empty() && self.explicit(r, false, out).is_some() {
+            return;
+        }
+        if self.small {
+            match self.m.len() {
+                2 => return self.unsigned_k::<2>(r, out),
+                3 => return self.unsigned_k::<3>(r, out),
+                4 => return self.unsigned_k::<4>(r, out),
+                _ => {}
+            }
+        }
+        self.unsigned_any(r, v, out)
+    }
+
+    /// The explicit CRT for k ≤ 4 primes < 2^50 (independent per prime, so it pipelines):
+    /// with y_i = r_i·(M/p_i)^(−1) mod p_i, S = Σ y_i·(M/p_i) ≡ x (mod M) and S/M = Σ y_i/p_i =: t,
+    /// so x = S − ⌊t⌋·M (unsigned) or S − round(t)·M (symmetric). t is evaluated in f64 with
+    /// absolute error < 2^−48; when its fractional part is within 10^−9 of the rounding boundary the
+    /// answer is `None` and the caller takes Garner's exact path. Writes |x| (`limbs()` limbs) and
+    /// returns the sign.
+    #[inline(always)]
+    fn explicit(&self, r: &[u64], signed: bool, out: &mut [u64]) -> Option<bool> {
+        let mut acc = [0u64; 5];
+        let mut t = 0.0f64;
+        for (i, &(a, a_sh, c, pinv)) in self.expl.iter().enumerate() {
+            let y = self.m[i].mul_shoup(r[i], a, a_sh);
+            t += y as f64 * pinv;
+            let mut carry = 0u128;
+            for j in 0..5 {
+                let cj = if j < 3 { c[j] } else { 0 };
+                let s = acc[j] as u128 + y as u128 * cj as u128 + carry;
+                acc[j] = s as u64;
+                carry = s >> 64;
+            }
+        }
+        let fl = t.floor();
+        let d = t - fl;
+        let q = if signed {
+            if (d - 0.5).abs() < 1e-9 {
+                return None;
+            }
+            fl as u64 + (d > 0.5) as u64
+        } else {
+            if !(1e-9..=1.0 - 1e-9).contains(&d) {
+                return None;
+            }
+            fl as u64
+        };
+        // acc −= q·M over 5 limbs (two's complement).
+        let mut borrow = 0u64;
+        let mut carry = 0u128;
+        for (j, l) in acc.iter_mut().enumerate() {
+            let mj = self.modulus.get(j).copied().unwrap_or(0);
+            let prod = mj as u128 * q as u128 + carry;
+            carry = prod >> 64;
+            let (d1, b1) = l.overflowing_sub(prod as u64);
+            let (d2, b2) = d1.overflowing_sub(borrow);
+            *l = d2;
+            borrow = (b1 | b2) as u64;
+        }
+        let neg = acc[4] >> 63 == 1;
+        if neg {
+            crate::int::negate_in_place(&mut acc);
+        }
+        let w = self.modulus.len();
+        out[..w].copy_from_slice(&acc[..w]);
+        Some(neg)
+    }
+
+    /// [`Crt::unsigned`] for K primes < 2^50, unrolled.
+    #[inline(always)]
+    fn unsigned_k<const K: usize>(&self, r: &[u64], out: &mut [u64]) {
+        let mut v = [0u64; K];
+        for i in 0..K {
+            let mi = &self.m[i];
+            let pm = &self.pm[i];
+            let mut acc = 0u128;
+            for j in 0..i {
+                acc += v[j] as u128 * pm[j] as u128;
+            }
+            let t = mi.sub(r[i], mi.reduce_u128(acc));
+            v[i] = mi.mul_shoup(t, self.inv[i].0, self.inv[i].1);
+        }
+        let mut x = [0u64; K];
+        x[0] = v[K - 1];
+        for i in (0..K - 1).rev() {
+            let p = self.m[i].p as u128;
+            let mut carry = v[i] as u128;
+            for l in x.iter_mut() {
+                let t = *l as u128 * p + carry;
+                *l = t as u64;
+                carry = t >> 64;
+            }
+        }
+        let w = self.modulus.len();
+        out[..w].copy_from_slice(&x[..w]);
+    }
+
+    /// [`Crt::unsigned`] for any number of primes.
+    fn unsigned_any(&self, r: &[u64], v: &mut [u64], out: &mut [u64]) {
         let k = self.m.len();
         for i in 0..k {
             let mi = &self.m[i];
@@ -122,6 +247,11 @@ impl Crt {
     /// returns whether x < 0.
     #[inline]
     pub fn signed(&self, r: &[u64], v: &mut [u64], out: &mut [u64]) -> bool {
+        if !self.expl.is_empty() {
+            if let Some(neg) = self.explicit(r, true, out) {
+                return neg;
+            }
+        }
         self.unsigned(r, v, out);
         let n = self.modulus.len();
         let greater = (0..n).rev().find(|&i| out[i] != self.half[i]).is_some_and(|i| out[i] > self.half[i]);

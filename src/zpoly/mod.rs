@@ -10,6 +10,8 @@ pub mod small_prime_ntt;
 
 #[cfg(test)]
 pub(crate) mod testing;
+#[cfg(test)]
+mod timing;
 
 use crate::int::{IntRef, ZSlab};
 use crate::{Error, Result};
