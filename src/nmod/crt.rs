@@ -147,18 +147,19 @@ impl Crt {
                 carry = s >> 64;
             }
         }
-        let fl = t.floor();
-        let d = t - fl;
+        // t ≥ 0, so truncation is the floor (and needs no libm call).
+        let fl = t as u64;
+        let d = t - fl as f64;
         let q = if signed {
             if (d - 0.5).abs() < 1e-9 {
                 return None;
             }
-            fl as u64 + (d > 0.5) as u64
+            fl + (d > 0.5) as u64
         } else {
             if !(1e-9..=1.0 - 1e-9).contains(&d) {
                 return None;
             }
-            fl as u64
+            fl
         };
         // acc −= q·M over 5 limbs (two's complement).
         let mut borrow = 0u64;

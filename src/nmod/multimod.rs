@@ -22,6 +22,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Bits of the primes: below 2^50 tfhe-ntt uses its 52-bit IFMA kernels.
 pub const PRIME_BITS: u32 = 50;
 
+/// Largest coefficient bound (bits) served: 2048 primes, a CRT table of 2^21 words and about 2^21
+/// multiply-adds per coefficient. Coefficients of f, g up to about 51 000 bits each.
+pub const MAX_BITS: u64 = 2048 * 49;
+
 /// Writes the residues mod `m.p` of the coefficients `first .. first + out.len()` of one operand
 /// (prime index, modulus, first, out).
 pub type Fill<'a> = dyn Fn(usize, &Modulus, usize, &mut [u64]) + Sync + 'a;
@@ -56,6 +60,11 @@ fn crt_for(primes: &[u64]) -> Arc<Crt> {
 /// The fewest Fourier primes p < 2^50 with 2^k | p − 1, 2^k ≥ max(2n, 2^25), whose product M
 /// satisfies M > 2^bits (checked as Σ log2 p_i > bits + 10^−3; log2 is accurate to 10^−12 here).
 pub fn primes_for(bits: u64, n: usize) -> Result<Vec<u64>> {
+    if bits > MAX_BITS {
+        return Err(Error::SizeTooLarge(format!(
+            "{bits}-bit convolution coefficients: the multi-modular product stops at {MAX_BITS} bits (its CRT is quadratic in the prime count); use Kronecker substitution"
+        )));
+    }
     static CACHE: OnceLock<Mutex<HashMap<u32, Vec<u64>>>> = OnceLock::new();
     let min_k = (n.max(1).trailing_zeros() + 1).max(25);
     if min_k >= PRIME_BITS - 2 {

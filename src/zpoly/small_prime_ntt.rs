@@ -32,7 +32,14 @@ pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
 fn residues_of<'a>(c: &'a [IntRef]) -> impl Fn(usize, &Modulus, usize, &mut [u64]) + Sync + 'a {
     let limbs = c.iter().map(|x| x.mag.len()).max().unwrap_or(0);
     move |_, m, first, out| {
-        let w = if limbs > 1 { m.limb_weights(limbs) } else { Vec::new() };
+        if limbs <= 1 {
+            for (o, x) in out.iter_mut().zip(&c[first..]) {
+                let r = x.mag.first().map_or(0, |&l| m.reduce(l));
+                *o = if x.neg { m.neg(r) } else { r };
+            }
+            return;
+        }
+        let w = m.limb_weights(limbs);
         for (o, x) in out.iter_mut().zip(&c[first..]) {
             let r = m.reduce_limbs(x.mag, &w);
             *o = if x.neg { m.neg(r) } else { r };
@@ -67,5 +74,9 @@ mod tests {
             let g = poly(&mut rng, gl, bits, style);
             assert_mul(Alg::SmallPrimeNtt, &f, &g, &format!("{fl}x{gl}, {bits} bits, style {style}"));
         }
+        // Beyond the prime-count cap the product reports SizeTooLarge instead of running away.
+        let f = poly(&mut rng, 2, 60_000, 1);
+        let fv = crate::zpoly::testing::views(&f);
+        assert!(matches!(super::mul(&fv, &fv), Err(crate::Error::SizeTooLarge(_))));
     }
 }

@@ -42,7 +42,11 @@ fn timing() {
     let grid: [(usize, usize, u64); 8] =
         [(1 << 10, 1 << 10, 64), (1 << 14, 1 << 14, 64), (1 << 17, 1 << 17, 64), (1 << 20, 1 << 20, 64), (1 << 12, 1 << 12, 1024), (1 << 16, 1 << 16, 256), (1 << 10, 1 << 10, 16384), (1 << 20, 16, 64)];
     if only.is_empty() || only == "poly" {
-        for (fl, gl, bits) in grid {
+        let sel: Option<usize> = std::env::var("GPMP_TIMING_CASE").ok().and_then(|s| s.parse().ok());
+        for (c, (fl, gl, bits)) in grid.into_iter().enumerate() {
+            if sel.is_some_and(|s| s != c) {
+                continue;
+            }
             let f = poly(&mut rng, fl, bits, 1);
             let g = poly(&mut rng, gl, bits, 1);
             let (fv, gv) = (views(&f), views(&g));
