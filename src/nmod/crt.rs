@@ -25,13 +25,13 @@ pub struct Crt {
     half: Vec<u64>,
     /// All primes < 2^50 (digit sums need no intermediate reduction).
     small: bool,
-    /// For k ≤ 4 primes < 2^50, the explicit form (see [`Crt::explicit`]): per prime
-    /// (M/p_i)^(−1) mod p_i with its Shoup constant, M/p_i (≤ 3 limbs), 1/p_i.
-    expl: Vec<(u64, u64, [u64; 3], f64)>,
 }
 
 /// Rows per rayon task in the batched conversions.
 const GRAIN: usize = 256;
+
+/// Coefficients converted together by the batched Garner loop.
+const LANES: usize = 8;
 
 impl Crt {
     /// Constants for `primes` (distinct odd primes < 2^63; the u128 digit sums need
@@ -72,26 +72,7 @@ impl Crt {
             half[i] = (half[i] >> 1) | half.get(i + 1).map_or(0, |&h| h << 63);
         }
         let small = primes.iter().all(|&p| p < 1 << 50);
-        let mut expl = Vec::new();
-        if small && k <= 4 {
-            for (i, mi) in m.iter().enumerate() {
-                let mut c = [0u64; 3];
-                c[0] = 1;
-                let mut cm = 1 % mi.p;
-                for (_, &q) in primes.iter().enumerate().filter(|&(j, _)| j != i) {
-                    let mut carry = 0u128;
-                    for l in c.iter_mut() {
-                        let t = *l as u128 * q as u128 + carry;
-                        *l = t as u64;
-                        carry = t >> 64;
-                    }
-                    cm = mulmod(cm, q % mi.p, mi.p);
-                }
-                let a = invmod(cm, mi.p);
-                expl.push((a, mi.shoup(a), c, 1.0 / mi.p as f64));
-            }
-        }
-        Crt { m, pm, inv, modulus, half, small, expl }
+        Crt { m, pm, inv, modulus, half, small }
     }
 
     /// Number of primes.
@@ -112,9 +93,6 @@ impl Crt {
     /// `len()` words. Residues must be reduced (r\[i\] < p_i).
     #[inline]
     pub fn unsigned(&self, r: &[u64], v: &mut [u64], out: &mut [u64]) {
-        if !self.expl.is_empty() && self.explicit(r, false, out).is_some() {
-            return;
-        }
         if self.small {
             match self.m.len() {
                 2 => return self.unsigned_k::<2>(r, out),
@@ -126,60 +104,56 @@ impl Crt {
         self.unsigned_any(r, v, out)
     }
 
-    /// The explicit CRT for k ≤ 4 primes < 2^50 (independent per prime, so it pipelines):
-    /// with y_i = r_i·(M/p_i)^(−1) mod p_i, S = Σ y_i·(M/p_i) ≡ x (mod M) and S/M = Σ y_i/p_i =: t,
-    /// so x = S − ⌊t⌋·M (unsigned) or S − round(t)·M (symmetric). t is evaluated in f64 with
-    /// absolute error < 2^−48; when its fractional part is within 10^−9 of the rounding boundary the
-    /// answer is `None` and the caller takes Garner's exact path. Writes |x| (`limbs()` limbs) and
-    /// returns the sign.
+    /// [`Crt::unsigned`] for LANES coefficients at once (K primes < 2^50): each step runs over the
+    /// lanes, so the long dependency chain of one coefficient overlaps with the others'.
+    /// Coefficient l has residues res\[i·stride + m0 + l\]; its limbs go to x\[l\]\[..limbs()\].
     #[inline(always)]
-    fn explicit(&self, r: &[u64], signed: bool, out: &mut [u64]) -> Option<bool> {
-        let mut acc = [0u64; 5];
-        let mut t = 0.0f64;
-        for (i, &(a, a_sh, c, pinv)) in self.expl.iter().enumerate() {
-            let y = self.m[i].mul_shoup(r[i], a, a_sh);
-            t += y as f64 * pinv;
-            let mut carry = 0u128;
-            for j in 0..5 {
-                let cj = if j < 3 { c[j] } else { 0 };
-                let s = acc[j] as u128 + y as u128 * cj as u128 + carry;
-                acc[j] = s as u64;
-                carry = s >> 64;
+    fn unsigned_lanes<const K: usize>(&self, res: &[u64], stride: usize, m0: usize, x: &mut [[u64; 4]; LANES]) {
+        let mut v = [[0u64; LANES]; K];
+        for i in 0..K {
+            let mi = &self.m[i];
+            let pm = &self.pm[i];
+            let (a, a_sh) = self.inv[i];
+            let r = &res[i * stride + m0..i * stride + m0 + LANES];
+            for l in 0..LANES {
+                let mut acc = 0u128;
+                for j in 0..i {
+                    acc += v[j][l] as u128 * pm[j] as u128;
+                }
+                let t = mi.sub(r[l], mi.reduce_u128(acc));
+                v[i][l] = mi.mul_shoup(t, a, a_sh);
             }
         }
-        // t ≥ 0, so truncation is the floor (and needs no libm call).
-        let fl = t as u64;
-        let d = t - fl as f64;
-        let q = if signed {
-            if (d - 0.5).abs() < 1e-9 {
-                return None;
-            }
-            fl + (d > 0.5) as u64
-        } else {
-            if !(1e-9..=1.0 - 1e-9).contains(&d) {
-                return None;
-            }
-            fl
-        };
-        // acc −= q·M over 5 limbs (two's complement).
-        let mut borrow = 0u64;
-        let mut carry = 0u128;
-        for (j, l) in acc.iter_mut().enumerate() {
-            let mj = self.modulus.get(j).copied().unwrap_or(0);
-            let prod = mj as u128 * q as u128 + carry;
-            carry = prod >> 64;
-            let (d1, b1) = l.overflowing_sub(prod as u64);
-            let (d2, b2) = d1.overflowing_sub(borrow);
-            *l = d2;
-            borrow = (b1 | b2) as u64;
+        for (l, xl) in x.iter_mut().enumerate() {
+            *xl = [0; 4];
+            xl[0] = v[K - 1][l];
         }
-        let neg = acc[4] >> 63 == 1;
-        if neg {
-            crate::int::negate_in_place(&mut acc);
+        for i in (0..K - 1).rev() {
+            let p = self.m[i].p as u128;
+            for (l, xl) in x.iter_mut().enumerate() {
+                let mut carry = v[i][l] as u128;
+                for limb in xl[..K].iter_mut() {
+                    let t = *limb as u128 * p + carry;
+                    *limb = t as u64;
+                    carry = t >> 64;
+                }
+            }
         }
-        let w = self.modulus.len();
-        out[..w].copy_from_slice(&acc[..w]);
-        Some(neg)
+    }
+
+    /// Batched conversion of LANES coefficients when k ∈ 2..=4 primes < 2^50 (false otherwise).
+    #[inline]
+    fn lanes(&self, res: &[u64], stride: usize, m0: usize, x: &mut [[u64; 4]; LANES]) -> bool {
+        if !self.small {
+            return false;
+        }
+        match self.m.len() {
+            2 => self.unsigned_lanes::<2>(res, stride, m0, x),
+            3 => self.unsigned_lanes::<3>(res, stride, m0, x),
+            4 => self.unsigned_lanes::<4>(res, stride, m0, x),
+            _ => return false,
+        }
+        true
     }
 
     /// [`Crt::unsigned`] for K primes < 2^50, unrolled.
@@ -248,12 +222,13 @@ impl Crt {
     /// returns whether x < 0.
     #[inline]
     pub fn signed(&self, r: &[u64], v: &mut [u64], out: &mut [u64]) -> bool {
-        if !self.expl.is_empty() {
-            if let Some(neg) = self.explicit(r, true, out) {
-                return neg;
-            }
-        }
         self.unsigned(r, v, out);
+        self.to_symmetric(out)
+    }
+
+    /// x ∈ [0, M) (`limbs()` limbs) → |x − M| and true when x > ⌊M/2⌋, else x and false.
+    #[inline]
+    fn to_symmetric(&self, out: &mut [u64]) -> bool {
         let n = self.modulus.len();
         let greater = (0..n).rev().find(|&i| out[i] != self.half[i]).is_some_and(|i| out[i] > self.half[i]);
         if greater {
@@ -273,17 +248,28 @@ impl Crt {
     /// fit the slab's stride.
     pub fn signed_into(&self, res: &[u64], stride: usize, out: &mut ZSlab) {
         let (k, w) = (self.len(), self.limbs());
-        out.par_rows_mut().enumerate().with_min_len(GRAIN).for_each_init(
+        let len = out.len();
+        out.par_rows_mut().chunks(LANES).enumerate().with_min_len(GRAIN / LANES).for_each_init(
             || (vec![0u64; k], vec![0u64; k], vec![0u64; w]),
-            |(r, v, x), (m, (row, sign))| {
-                for (i, ri) in r.iter_mut().enumerate() {
-                    *ri = res[i * stride + m];
+            |(r, v, x), (c, mut rows)| {
+                let m0 = c * LANES;
+                let mut xs = [[0u64; 4]; LANES];
+                let batched = m0 + LANES <= len && self.lanes(res, stride, m0, &mut xs);
+                for (l, (row, sign)) in rows.iter_mut().enumerate() {
+                    let neg = if batched {
+                        x.copy_from_slice(&xs[l][..w]);
+                        self.to_symmetric(x)
+                    } else {
+                        for (i, ri) in r.iter_mut().enumerate() {
+                            *ri = res[i * stride + m0 + l];
+                        }
+                        self.signed(r, v, x)
+                    };
+                    let n = row.len().min(w);
+                    debug_assert!(x[n..].iter().all(|&l| l == 0), "CRT value wider than the stride");
+                    row[..n].copy_from_slice(&x[..n]);
+                    **sign = neg && x[..n].iter().any(|&l| l != 0);
                 }
-                let neg = self.signed(r, v, x);
-                let n = row.len().min(w);
-                debug_assert!(x[n..].iter().all(|&l| l == 0), "CRT value wider than the stride");
-                row[..n].copy_from_slice(&x[..n]);
-                *sign = neg && x[..n].iter().any(|&l| l != 0);
             },
         );
     }
@@ -292,13 +278,24 @@ impl Crt {
     /// parallel; residues laid out as in [`Crt::signed_into`].
     pub fn unsigned_into(&self, res: &[u64], stride: usize, out: &mut [u64]) {
         let (k, w) = (self.len(), self.limbs());
-        out.par_chunks_mut(w).enumerate().with_min_len(GRAIN).for_each_init(
+        let len = out.len() / w;
+        out.par_chunks_mut(w * LANES).enumerate().with_min_len(GRAIN / LANES).for_each_init(
             || (vec![0u64; k], vec![0u64; k]),
-            |(r, v), (m, row)| {
-                for (i, ri) in r.iter_mut().enumerate() {
-                    *ri = res[i * stride + m];
+            |(r, v), (c, rows)| {
+                let m0 = c * LANES;
+                let mut xs = [[0u64; 4]; LANES];
+                if m0 + LANES <= len && self.lanes(res, stride, m0, &mut xs) {
+                    for (row, x) in rows.chunks_mut(w).zip(&xs) {
+                        row.copy_from_slice(&x[..w]);
+                    }
+                    return;
                 }
-                self.unsigned(r, v, row);
+                for (l, row) in rows.chunks_mut(w).enumerate() {
+                    for (i, ri) in r.iter_mut().enumerate() {
+                        *ri = res[i * stride + m0 + l];
+                    }
+                    self.unsigned(r, v, row);
+                }
             },
         );
     }

@@ -35,11 +35,8 @@ impl Modulus {
     pub fn mul_shoup(&self, a: u64, b: u64, b_sh: u64) -> u64 {
         let q = ((a as u128 * b_sh as u128) >> 64) as u64;
         let r = a.wrapping_mul(b).wrapping_sub(q.wrapping_mul(self.p));
-        if r >= self.p {
-            r - self.p
-        } else {
-            r
-        }
+        // Branch-free conditional subtraction (r − p wraps above r when r < p).
+        r.min(r.wrapping_sub(self.p))
     }
 
     /// x mod p.
@@ -60,21 +57,14 @@ impl Modulus {
     #[inline(always)]
     pub fn add(&self, a: u64, b: u64) -> u64 {
         let s = a + b;
-        if s >= self.p {
-            s - self.p
-        } else {
-            s
-        }
+        s.min(s.wrapping_sub(self.p))
     }
 
     /// a − b mod p for a, b < p.
     #[inline(always)]
     pub fn sub(&self, a: u64, b: u64) -> u64 {
-        if a >= b {
-            a - b
-        } else {
-            a + self.p - b
-        }
+        let d = a.wrapping_sub(b);
+        d.min(d.wrapping_add(self.p))
     }
 
     /// −a mod p for a < p.

@@ -93,8 +93,18 @@ fn timing_phases() {
             let crt = res.crt();
             let mut rows = vec![0u64; res.len * crt.limbs()];
             let c = time_ms(|| crt.unsigned_into(&res.data, res.stride, &mut rows));
+            let (k, w) = (crt.len(), crt.limbs());
+            let plain = time_ms(|| {
+                let (mut r, mut v) = (vec![0u64; k], vec![0u64; k]);
+                for (m, row) in rows.chunks_mut(w).enumerate() {
+                    for (i, ri) in r.iter_mut().enumerate() {
+                        *ri = res.data[i * res.stride + m];
+                    }
+                    crt.unsigned(&r, &mut v, row);
+                }
+            });
             let z = time_ms(|| drop(crate::int::try_zeroed::<u64>(6 * n).unwrap()));
-            println!("n {n}: convolve {conv:.3} ms, crt {c:.3} ms, zeroed alloc 6n {z:.3} ms");
+            println!("n {n}: convolve {conv:.3} ms, crt {c:.3} ms (plain loop {plain:.3}), zeroed alloc 6n {z:.3} ms");
         });
     }
 }
