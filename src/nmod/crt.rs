@@ -25,6 +25,12 @@ pub struct Crt {
     half: Vec<u64>,
     /// All primes < 2^50 (digit sums need no intermediate reduction).
     small: bool,
+    /// For the unrolled k ≤ 4 forms: g\[i\]\[j\] = P_j·(P_i)^(−1) mod p_i for j < i and
+    /// g\[i\]\[i\] = (P_i)^(−1) mod p_i, with Shoup constants, so that
+    /// v_i = r_i·g_ii − Σ_{j<i} v_j·g_ij (mod p_i) costs i + 1 independent Shoup products;
+    /// and the limbs of P_i (x = Σ v_i·P_i).
+    g: Vec<Vec<(u64, u64)>>,
+    prefix: Vec<[u64; 4]>,
 }
 
 /// Rows per rayon task in the batched conversions.
@@ -72,7 +78,24 @@ impl Crt {
             half[i] = (half[i] >> 1) | half.get(i + 1).map_or(0, |&h| h << 63);
         }
         let small = primes.iter().all(|&p| p < 1 << 50);
-        Crt { m, pm, inv, modulus, half, small }
+        let mut g = Vec::new();
+        let mut prefix = Vec::new();
+        if small && k <= 4 {
+            let mut pl = [1u64, 0, 0, 0];
+            for (i, mi) in m.iter().enumerate() {
+                let mut row: Vec<(u64, u64)> = pm[i].iter().map(|&x| mulmod(x, inv[i].0, mi.p)).map(|c| (c, mi.shoup(c))).collect();
+                row.push(inv[i]);
+                g.push(row);
+                prefix.push(pl);
+                let mut carry = 0u128;
+                for l in pl.iter_mut() {
+                    let t = *l as u128 * mi.p as u128 + carry;
+                    *l = t as u64;
+                    carry = t >> 64;
+                }
+            }
+        }
+        Crt { m, pm, inv, modulus, half, small, g, prefix }
     }
 
     /// Number of primes.
@@ -112,32 +135,31 @@ impl Crt {
         let mut v = [[0u64; LANES]; K];
         for i in 0..K {
             let mi = &self.m[i];
-            let pm = &self.pm[i];
-            let (a, a_sh) = self.inv[i];
+            let g = &self.g[i];
             let r = &res[i * stride + m0..i * stride + m0 + LANES];
             for l in 0..LANES {
-                let mut acc = 0u128;
+                let mut t = mi.mul_shoup(r[l], g[i].0, g[i].1);
                 for j in 0..i {
-                    acc += v[j][l] as u128 * pm[j] as u128;
+                    t = mi.sub(t, mi.mul_shoup(v[j][l], g[j].0, g[j].1));
                 }
-                let t = mi.sub(r[l], mi.reduce_u128(acc));
-                v[i][l] = mi.mul_shoup(t, a, a_sh);
+                v[i][l] = t;
             }
         }
         for (l, xl) in x.iter_mut().enumerate() {
-            *xl = [0; 4];
-            xl[0] = v[K - 1][l];
-        }
-        for i in (0..K - 1).rev() {
-            let p = self.m[i].p as u128;
-            for (l, xl) in x.iter_mut().enumerate() {
-                let mut carry = v[i][l] as u128;
-                for limb in xl[..K].iter_mut() {
-                    let t = *limb as u128 * p + carry;
-                    *limb = t as u64;
+            let mut acc = [0u64; 4];
+            acc[0] = v[0][l];
+            for i in 1..K {
+                let pi = &self.prefix[i];
+                let mut carry = 0u128;
+                // P_i < 2^(50·i) has at most i limbs.
+                for j in 0..K {
+                    let pij = if j < i { pi[j] } else { 0 };
+                    let t = acc[j] as u128 + v[i][l] as u128 * pij as u128 + carry;
+                    acc[j] = t as u64;
                     carry = t >> 64;
                 }
             }
+            *xl = acc;
         }
     }
 
