@@ -10,7 +10,7 @@ mod mul;
 mod ntt_mul;
 mod slab;
 
-pub use alloc::try_zeroed;
+pub use alloc::{try_zeroed, try_zeroed_words};
 pub use mul::{mul_mag, NTT_MUL_MIN_LIMBS};
 pub use ntt_mul::ntt_mul;
 pub use slab::{negate_in_place, ZSlab};

@@ -2,7 +2,7 @@
 //! `gpmp_mpz_mul`. GMP's `mpn_mul` below [`NTT_MUL_MIN_LIMBS`], the parallel multi-modular NTT
 //! product ([`super::ntt_mul`]) above.
 use super::ntt_mul::ntt_mul;
-use super::try_zeroed;
+use super::try_zeroed_words;
 use crate::Result;
 use gmp_mpfr_sys::gmp;
 
@@ -13,7 +13,7 @@ pub const NTT_MUL_MIN_LIMBS: usize = 1200;
 
 /// |a|·|b| as a vector of a.len() + b.len() limbs (zero when either is empty).
 pub fn mul_mag(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
-    let mut r = try_zeroed(a.len() + b.len())?;
+    let mut r = try_zeroed_words(a.len() + b.len())?;
     if a.is_empty() || b.is_empty() {
         return Ok(r);
     }

@@ -25,7 +25,7 @@ pub fn ntt_mul(a: &[u64], b: &[u64], r: &mut [u64]) -> Result<()> {
     };
     let crt = res.crt();
     let w = crt.limbs();
-    let mut rows = crate::int::try_zeroed(res.len * w)?;
+    let mut rows = crate::int::try_zeroed_words(res.len * w)?;
     crt.unsigned_into(&res.data, res.stride, &mut rows);
     // r_t = Σ_j rows[t−j][j] + carry: the coefficient rows overlap in w limbs.
     let mut carry = 0u128;

@@ -1,5 +1,5 @@
 //! Fixed-stride matrix of signed integers, the common output of the Z\[x\] algorithms.
-use super::{normalized, try_zeroed, IntRef};
+use super::{normalized, try_zeroed, try_zeroed_words, IntRef};
 use crate::Result;
 use rayon::prelude::*;
 
@@ -19,7 +19,7 @@ impl ZSlab {
         let total = len.checked_mul(stride).ok_or_else(|| {
             crate::Error::SizeTooLarge(format!("{len} coefficients of {stride} limbs"))
         })?;
-        Ok(ZSlab { stride, mag: try_zeroed(total)?, neg: try_zeroed(len)? })
+        Ok(ZSlab { stride, mag: try_zeroed_words(total)?, neg: try_zeroed(len)? })
     }
 
     pub fn len(&self) -> usize {

@@ -13,7 +13,7 @@ use super::crt::Crt;
 use super::plan::{plan, MIN_NTT};
 use super::prime::fourier_primes;
 use super::reduce::Modulus;
-use crate::int::try_zeroed;
+use crate::int::{try_zeroed, try_zeroed_words};
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -139,8 +139,8 @@ fn full(primes: &[u64], n: usize, la: usize, a: &Fill, b: Option<(usize, &Fill)>
     let k = primes.len();
     let plans = primes.iter().map(|&p| plan(n, p)).collect::<Result<Vec<_>>>()?;
     let mods: Vec<Modulus> = primes.iter().map(|&p| Modulus::new(p)).collect();
-    let mut fa = try_zeroed(k * n)?;
-    let mut fb = if b.is_some() { try_zeroed(k * n)? } else { Vec::new() };
+    let mut fa = try_zeroed_words(k * n)?;
+    let mut fb = if b.is_some() { try_zeroed_words(k * n)? } else { Vec::new() };
     {
         let mut jobs: Vec<(usize, &mut [u64], usize, &Fill)> =
             fa.chunks_mut(n).enumerate().map(|(i, buf)| (i, buf, la, a)).collect();
@@ -177,12 +177,12 @@ fn blocked(primes: &[u64], n: usize, block: usize, ll: usize, long: &Fill, ls: u
     let len = ll + ls - 1;
     let plans = primes.iter().map(|&p| plan(n, p)).collect::<Result<Vec<_>>>()?;
     let mods: Vec<Modulus> = primes.iter().map(|&p| Modulus::new(p)).collect();
-    let mut fs = try_zeroed(k * n)?;
+    let mut fs = try_zeroed_words(k * n)?;
     fs.par_chunks_mut(n).enumerate().with_max_len(1).for_each(|(i, buf)| {
         short(i, &mods[i], 0, &mut buf[..ls]);
         plans[i].fwd(buf);
     });
-    let mut out = try_zeroed(k * len)?;
+    let mut out = try_zeroed_words(k * len)?;
     let two = 2 * block;
     for parity in 0..2 {
         out.par_chunks_mut(len).enumerate().try_for_each(|(i, row)| -> Result<()> {
