@@ -66,6 +66,13 @@ impl ZSlab {
         self.mag.par_chunks_mut(stride).zip(self.neg.par_iter_mut())
     }
 
+    /// Parallel iterator over blocks of `rows` consecutive elements: (magnitudes, signs), the
+    /// magnitudes `rows·stride` limbs (the last block may be shorter).
+    pub fn par_blocks_mut(&mut self, rows: usize) -> impl IndexedParallelIterator<Item = (&mut [u64], &mut [bool])> {
+        let stride = self.stride;
+        self.mag.par_chunks_mut(stride * rows).zip(self.neg.par_chunks_mut(rows))
+    }
+
     /// Sequential iterator over (magnitude, sign) of every element, in order.
     pub fn rows_mut(&mut self) -> impl Iterator<Item = (&mut [u64], &mut bool)> {
         let stride = self.stride;

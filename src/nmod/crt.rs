@@ -270,14 +270,15 @@ impl Crt {
     /// fit the slab's stride.
     pub fn signed_into(&self, res: &[u64], stride: usize, out: &mut ZSlab) {
         let (k, w) = (self.len(), self.limbs());
-        let len = out.len();
-        out.par_rows_mut().chunks(LANES).enumerate().with_min_len(GRAIN / LANES).for_each_init(
+        let st = out.stride();
+        let n = st.min(w);
+        out.par_blocks_mut(LANES).enumerate().with_min_len(GRAIN / LANES).for_each_init(
             || (vec![0u64; k], vec![0u64; k], vec![0u64; w]),
-            |(r, v, x), (c, mut rows)| {
+            |(r, v, x), (c, (mags, signs))| {
                 let m0 = c * LANES;
                 let mut xs = [[0u64; 4]; LANES];
-                let batched = m0 + LANES <= len && self.lanes(res, stride, m0, &mut xs);
-                for (l, (row, sign)) in rows.iter_mut().enumerate() {
+                let batched = signs.len() == LANES && self.lanes(res, stride, m0, &mut xs);
+                for (l, (row, sign)) in mags.chunks_mut(st).zip(signs.iter_mut()).enumerate() {
                     let neg = if batched {
                         x.copy_from_slice(&xs[l][..w]);
                         self.to_symmetric(x)
@@ -287,10 +288,9 @@ impl Crt {
                         }
                         self.signed(r, v, x)
                     };
-                    let n = row.len().min(w);
                     debug_assert!(x[n..].iter().all(|&l| l == 0), "CRT value wider than the stride");
                     row[..n].copy_from_slice(&x[..n]);
-                    **sign = neg && x[..n].iter().any(|&l| l != 0);
+                    *sign = neg && x[..n].iter().any(|&l| l != 0);
                 }
             },
         );
