@@ -7,7 +7,7 @@
 //! three 50-bit primes (M > 2^149.9) while m ≤ 2^21 (products up to 2^28 bits per operand),
 //! four beyond.
 use super::ceil_log2;
-use crate::nmod::multimod::convolve;
+use crate::nmod::multimod::{convolve, give, take};
 use crate::nmod::reduce::Modulus;
 use crate::Result;
 
@@ -25,7 +25,7 @@ pub fn ntt_mul(a: &[u64], b: &[u64], r: &mut [u64]) -> Result<()> {
     };
     let crt = res.crt();
     let w = crt.limbs();
-    let mut rows = crate::int::try_zeroed_words(res.len * w)?;
+    let mut rows = take(res.len * w)?;
     crt.unsigned_into(&res.data, res.stride, &mut rows);
     // r_t = Σ_j rows[t−j][j] + carry: the coefficient rows overlap in w limbs.
     let mut carry = 0u128;
@@ -40,6 +40,7 @@ pub fn ntt_mul(a: &[u64], b: &[u64], r: &mut [u64]) -> Result<()> {
         carry = s >> 64;
     }
     debug_assert_eq!(carry, 0);
+    give(rows);
     Ok(())
 }
 

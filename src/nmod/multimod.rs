@@ -31,11 +31,56 @@ pub const MAX_BITS: u64 = 2048 * 49;
 pub type Fill<'a> = dyn Fn(usize, &Modulus, usize, &mut [u64]) + Sync + 'a;
 
 /// The residues of a convolution: coefficient m modulo prime i is `data[i·stride + m]`, m < len.
+/// The buffer returns to the scratch pool when dropped.
 pub struct Residues {
     pub primes: Vec<u64>,
     pub data: Vec<u64>,
     pub stride: usize,
     pub len: usize,
+}
+
+impl Drop for Residues {
+    fn drop(&mut self) {
+        give(std::mem::take(&mut self.data));
+    }
+}
+
+/// Words of recycled buffers kept between calls (128 MiB): fresh multi-megabyte buffers cost page
+/// faults (or a memset) on every call, as much as the transforms themselves at mid sizes.
+const POOL_WORDS: usize = 1 << 24;
+
+fn pool() -> &'static Mutex<Vec<Vec<u64>>> {
+    static POOL: OnceLock<Mutex<Vec<Vec<u64>>>> = OnceLock::new();
+    POOL.get_or_init(Default::default)
+}
+
+/// A buffer of `len` words with arbitrary contents: the smallest pooled one that fits, else a new one.
+pub fn take(len: usize) -> Result<Vec<u64>> {
+    {
+        let mut p = pool().lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = (0..p.len()).filter(|&i| p[i].capacity() >= len).min_by_key(|&i| p[i].capacity()) {
+            let mut v = p.swap_remove(i);
+            v.truncate(len);
+            if v.len() < len {
+                v.resize(len, 0);
+            }
+            return Ok(v);
+        }
+    }
+    try_zeroed_words(len)
+}
+
+/// Returns a buffer to the pool (dropping the smallest ones beyond [`POOL_WORDS`]).
+pub fn give(v: Vec<u64>) {
+    if v.capacity() == 0 || v.capacity() > POOL_WORDS {
+        return;
+    }
+    let mut p = pool().lock().unwrap_or_else(|e| e.into_inner());
+    p.push(v);
+    while p.iter().map(Vec::capacity).sum::<usize>() > POOL_WORDS || p.len() > 8 {
+        let i = (0..p.len()).min_by_key(|&i| p[i].capacity()).expect("non-empty");
+        p.swap_remove(i);
+    }
 }
 
 impl Residues {
@@ -145,8 +190,8 @@ fn full(primes: &[u64], n: usize, la: usize, a: &Fill, b: Option<(usize, &Fill)>
     let k = primes.len();
     let plans = plans(primes, n)?;
     let mods: Vec<Modulus> = primes.iter().map(|&p| Modulus::new(p)).collect();
-    let mut fa = try_zeroed_words(k * n)?;
-    let mut fb = if b.is_some() { try_zeroed_words(k * n)? } else { Vec::new() };
+    let mut fa = take(k * n)?;
+    let mut fb = if b.is_some() { take(k * n)? } else { Vec::new() };
     {
         let mut jobs: Vec<(usize, &mut [u64], usize, &Fill)> =
             fa.chunks_mut(n).enumerate().map(|(i, buf)| (i, buf, la, a)).collect();
@@ -155,6 +200,7 @@ fn full(primes: &[u64], n: usize, la: usize, a: &Fill, b: Option<(usize, &Fill)>
         }
         jobs.into_par_iter().with_max_len(1).for_each(|(i, buf, l, fill)| {
             fill(i, &mods[i], 0, &mut buf[..l]);
+            buf[l..].fill(0);
             plans[i].fwd(buf);
         });
     }
@@ -172,6 +218,7 @@ fn full(primes: &[u64], n: usize, la: usize, a: &Fill, b: Option<(usize, &Fill)>
             Ok(())
         })?;
     }
+    give(fb);
     Ok(fa)
 }
 
@@ -183,12 +230,14 @@ fn blocked(primes: &[u64], n: usize, block: usize, ll: usize, long: &Fill, ls: u
     let len = ll + ls - 1;
     let plans = plans(primes, n)?;
     let mods: Vec<Modulus> = primes.iter().map(|&p| Modulus::new(p)).collect();
-    let mut fs = try_zeroed_words(k * n)?;
+    let mut fs = take(k * n)?;
     fs.par_chunks_mut(n).enumerate().with_max_len(1).for_each(|(i, buf)| {
         short(i, &mods[i], 0, &mut buf[..ls]);
+        buf[ls..].fill(0);
         plans[i].fwd(buf);
     });
-    let mut out = try_zeroed_words(k * len)?;
+    let mut out = take(k * len)?;
+    out.par_chunks_mut(len).for_each(|row| row.fill(0));
     let two = 2 * block;
     for parity in 0..2 {
         out.par_chunks_mut(len).enumerate().try_for_each(|(i, row)| -> Result<()> {
@@ -219,6 +268,7 @@ fn blocked(primes: &[u64], n: usize, block: usize, ll: usize, long: &Fill, ls: u
             )
         })?;
     }
+    give(fs);
     Ok(out)
 }
 
