@@ -6,10 +6,10 @@ use super::try_zeroed_words;
 use crate::Result;
 use gmp_mpfr_sys::gmp;
 
-/// Shorter-operand length (limbs) from which the NTT product beats GMP (measured at 1 thread:
-/// 512² limbs 0.050 ms vs GMP 0.044, 2048² 0.20 vs 0.34; between 2048 and ~2500 limbs the
-/// power-of-two padding costs up to ~1.3× against GMP).
-pub const NTT_MUL_MIN_LIMBS: usize = 1200;
+/// Shorter-operand length (limbs) from which the NTT product beats GMP (measured at 1 thread,
+/// balanced, ms NTT/GMP: 640² 0.054/0.051, 768² 0.059/0.064, 1024² 0.068/0.092, 2176² (padded to a
+/// 2^13 transform) 0.23/0.28).
+pub const NTT_MUL_MIN_LIMBS: usize = 768;
 
 /// |a|·|b| as a vector of a.len() + b.len() limbs (zero when either is empty).
 pub fn mul_mag(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {

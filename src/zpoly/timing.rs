@@ -55,7 +55,11 @@ fn timing() {
         }
     }
     if only.is_empty() || only == "int" {
-        for bits in [1u64 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26] {
+        let sizes: Vec<u64> = match std::env::var("GPMP_TIMING_INT_BITS") {
+            Ok(v) => v.split(',').filter_map(|x| x.trim().parse().ok()).collect(),
+            Err(_) => vec![1 << 16, 1 << 18, 1 << 20, 1 << 22, 1 << 24, 1 << 26],
+        };
+        for bits in sizes {
             let n = (bits / 128) as usize;
             let a: Vec<u64> = (0..n).map(|_| rng.next()).collect();
             let b: Vec<u64> = (0..n).map(|_| rng.next()).collect();
