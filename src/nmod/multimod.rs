@@ -90,8 +90,17 @@ impl Residues {
     }
 }
 
-/// Cached CRT constants per prime list.
+/// Prime lists up to this length keep their CRT constants, and their first this-many primes keep
+/// their NTT plans, in process-wide caches; beyond it they are rebuilt per call (a cache over all
+/// prefixes of up to 2048 primes could grow to gigabytes, and such products are dominated by
+/// their quadratic CRT anyway).
+const CACHED_PRIMES: usize = 64;
+
+/// CRT constants for a prime list (cached for short lists).
 fn crt_for(primes: &[u64]) -> Arc<Crt> {
+    if primes.len() > CACHED_PRIMES {
+        return Arc::new(Crt::new(primes));
+    }
     static CACHE: OnceLock<Mutex<HashMap<Vec<u64>, Arc<Crt>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(c) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(primes) {
@@ -182,7 +191,20 @@ pub fn convolve(bits: u64, la: usize, a: &Fill, lb: usize, b: Option<&Fill>) -> 
 /// The plans for the primes, built in parallel on first use (tfhe-ntt's plan construction is
 /// costly: about 11 ms at n = 2^18 and 150 ms at 2^21 per prime, one u128 division per twiddle).
 fn plans(primes: &[u64], n: usize) -> Result<Vec<Arc<super::plan::Plan>>> {
-    primes.par_iter().with_max_len(1).map(|&p| plan(n, p)).collect()
+    primes
+        .par_iter()
+        .enumerate()
+        .with_max_len(1)
+        .map(|(i, &p)| {
+            if i < CACHED_PRIMES {
+                plan(n, p)
+            } else {
+                super::plan::Plan::try_new(n, p)
+                    .map(Arc::new)
+                    .ok_or_else(|| Error::Internal(format!("no NTT of size {n} modulo the Fourier prime {p}")))
+            }
+        })
+        .collect()
 }
 
 /// One transform of size n per operand and prime; prime-major output with stride n.
