@@ -148,12 +148,14 @@ impl Crt {
         for (l, xl) in x.iter_mut().enumerate() {
             let mut acc = [0u64; 4];
             acc[0] = v[0][l];
-            for (i, (vi, pi)) in v.iter().zip(&self.prefix).enumerate().skip(1) {
+            #[allow(clippy::needless_range_loop)] // constant i keeps the loops unrolled
+            for i in 1..K {
+                let pi = &self.prefix[i];
                 let mut carry = 0u128;
                 // P_i < 2^(50·i) has at most i limbs.
                 for j in 0..K {
                     let pij = if j < i { pi[j] } else { 0 };
-                    let t = acc[j] as u128 + vi[l] as u128 * pij as u128 + carry;
+                    let t = acc[j] as u128 + v[i][l] as u128 * pij as u128 + carry;
                     acc[j] = t as u64;
                     carry = t >> 64;
                 }
