@@ -1,3 +1,5 @@
 //! Word-size prime fields Z/pZ (p < 2^63): arithmetic, Fourier primes, NTTs and CRT.
+pub mod ntt;
 pub mod plan;
+pub mod poly_mul;
 pub mod prime;

@@ -8,6 +8,62 @@ pub fn mulmod(a: u64, b: u64, p: u64) -> u64 {
     ((a as u128 * b as u128) % p as u128) as u64
 }
 
+/// Shoup's constant ⌊w·2^64/p⌋ for w < p, used by [`mul_shoup`].
+#[inline]
+pub fn shoup(w: u64, p: u64) -> u64 {
+    (((w as u128) << 64) / p as u128) as u64
+}
+
+/// a·w mod p for any a < 2^64, given w < p < 2^63 and ws = [`shoup`]`(w, p)` (Shoup 2007): with
+/// q = ⌊a·ws/2^64⌋, a·w − q·p lies in [0, 2p), so one conditional subtraction finishes.
+#[inline]
+pub fn mul_shoup(a: u64, w: u64, ws: u64, p: u64) -> u64 {
+    let q = ((a as u128 * ws as u128) >> 64) as u64;
+    let r = a.wrapping_mul(w).wrapping_sub(q.wrapping_mul(p));
+    if r >= p {
+        r - p
+    } else {
+        r
+    }
+}
+
+/// (a + b) mod p for a, b < p < 2^63.
+#[inline]
+pub fn addmod(a: u64, b: u64, p: u64) -> u64 {
+    let s = a + b;
+    if s >= p {
+        s - p
+    } else {
+        s
+    }
+}
+
+/// (a − b) mod p for a, b < p.
+#[inline]
+pub fn submod(a: u64, b: u64, p: u64) -> u64 {
+    if a >= b {
+        a - b
+    } else {
+        a + (p - b)
+    }
+}
+
+/// `Ok` when p is an odd prime < 2^63 (the moduli of the nmod layer), `InvalidArgument` otherwise.
+pub fn check_modulus(p: u64) -> Result<()> {
+    if p < 3 || p >= 1 << 63 || !is_prime(p) {
+        return invalid!("modulus {p} is not an odd prime below 2^63");
+    }
+    Ok(())
+}
+
+/// `Ok` when every entry of `x` is a residue in [0, p), `InvalidArgument` naming the first that is not.
+pub fn check_reduced(x: &[u64], p: u64, what: &str) -> Result<()> {
+    match x.iter().position(|&v| v >= p) {
+        Some(i) => invalid!("{what}[{i}] = {} is not reduced modulo {p}", x[i]),
+        None => Ok(()),
+    }
+}
+
 /// a^e mod p.
 pub fn powmod(mut a: u64, mut e: u64, p: u64) -> u64 {
     let mut r = 1 % p;
