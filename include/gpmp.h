@@ -51,6 +51,70 @@ extern "C" {
 #endif // __cplusplus
 
 /*
+ *p = the `index`-th (from 0) odd prime below 2^bits, bits ∈ [20, 63], in the order "2-adic
+ valuation k of p − 1 descending, then p descending" (p = c·2^k + 1, c odd): index 0 is the
+ largest prime with the largest k for which one exists, and the list moves to a smaller k only
+ after every prime with the current one. Distinct indices give distinct primes; the prime at
+ index i supports transforms of every power-of-two length up to 2^k. index < 65536.
+
+ # Safety
+ `p` points to a writable `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_fourier_prime(unsigned int bits, size_t index, uint64_t *p);
+
+/*
+ *w = a primitive n-th root of unity mod p (n a power of two dividing p − 1, p an odd prime
+ < 2^63): g^((p−1)/n) for the smallest quadratic non-residue g, so the same (n, p) always gives
+ the same w, and w^(n/2) = p − 1.
+
+ # Safety
+ `w` points to a writable `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_primitive_root(uint64_t n, uint64_t p, uint64_t *w);
+
+/*
+ In place, x\[i\] ← Σ_j x\[j\]·w^(ij) mod p for i < n (natural order in and out, no scaling).
+ n a power of two (≥ 1), w < p of exact multiplicative order n, p an odd prime < 2^63, every
+ x\[j\] < p.
+
+ # Safety
+ `x` holds n `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_ntt(uint64_t *x, size_t n, uint64_t w, uint64_t p);
+
+/*
+ The inverse of `gpmp_nmod_ntt` with the same w: x\[i\] ← n^(−1)·Σ_j x\[j\]·w^(−ij) mod p.
+
+ # Safety
+ As `gpmp_nmod_ntt`.
+ */
+enum gpmp_status gpmp_nmod_intt(uint64_t *x, size_t n, uint64_t w, uint64_t p);
+
+/*
+ `gpmp_nmod_ntt` on each of `count` rows of length n stored one after another in x (rows in
+ parallel). count = 0 does nothing (n, w, p are still validated).
+
+ # Safety
+ `x` holds count·n `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_ntt_many(uint64_t *x, size_t count, size_t n, uint64_t w, uint64_t p);
+
+/*
+ h\[0 .. flen+glen−2\] = f·g mod p for any odd prime p < 2^63 (Fourier primes: one NTT product;
+ others: products modulo up to four 50-bit NTT primes and CRT). Nothing is written when flen or
+ glen is 0. Entries of f and g must be < p. h may alias f or g.
+
+ # Safety
+ `h` holds flen+glen−1 `uint64_t`, f and g hold flen and glen.
+ */
+enum gpmp_status gpmp_nmod_poly_mul(uint64_t *h,
+                                    const uint64_t *f,
+                                    size_t flen,
+                                    const uint64_t *g,
+                                    size_t glen,
+                                    uint64_t p);
+
+/*
  h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;
  nothing is written when flen or glen is 0. h may be the same array as f or g.
 

@@ -31,3 +31,23 @@ fn check(config: &str, header: &str) {
 fn gpmp_h_is_current() {
     check("cbindgen.toml", "include/gpmp.h");
 }
+
+/// include/gpmp_cumodp.h comes from src/ffi/cumodp.rs alone (it includes gpmp.h for `gpmp_status`).
+#[test]
+fn gpmp_cumodp_h_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cfg = cbindgen::Config::from_file(root.join("include/gpmp_cumodp.cbindgen.toml")).expect("cbindgen config");
+    let mut out = Vec::new();
+    cbindgen::Builder::new()
+        .with_src(root.join("src/ffi/cumodp.rs"))
+        .with_config(cfg)
+        .generate()
+        .expect("cbindgen failed")
+        .write(&mut out);
+    let (fresh, path) = (String::from_utf8(out).unwrap(), root.join("include/gpmp_cumodp.h"));
+    if std::env::var_os("GPMP_BLESS").is_some() {
+        std::fs::write(&path, &fresh).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(committed == fresh, "include/gpmp_cumodp.h is stale: run `GPMP_BLESS=1 cargo test --test headers` and commit it");
+}

@@ -3,7 +3,9 @@
 //! detail message) and writes its outputs only after everything has succeeded.
 #![allow(non_camel_case_types)]
 
+pub mod cumodp;
 pub mod mpz;
+pub mod nmod;
 pub mod poly;
 pub mod runtime;
 pub mod status;

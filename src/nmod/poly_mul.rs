@@ -10,7 +10,7 @@
 //! min(flen, glen) terms, so 0 ≤ h_k ≤ min(flen, glen)·(p − 1)² < 2^(126 + log2 min(flen, glen)).
 //! If Q = Π q_i exceeds that bound, h_k is the unique residue in [0, Q) with the computed images,
 //! which Garner's mixed-radix form v_0 + v_1·q_0 + v_2·q_0·q_1 + … recovers exactly; h_k mod p is then
-//! Σ v_i·(q_0⋯q_(i−1) mod p). r is chosen from that exact comparison: every q_i > 2^50 − 2^36, so
+//! Σ v_i·(q_0⋯q_(i−1) mod p). r is chosen from that exact comparison: every q_i > 2^50 − 2^40 > 2^49.99, so
 //! Q > 2^149.99 for r = 3, which covers every p < 2^63 whenever min(flen, glen) ≤ 2^23 (so every
 //! product of length ≤ 2^24); r = 4 covers min(flen, glen) < 2^73.
 use super::plan::{plan, Plan, MIN_NTT};
@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use std::sync::OnceLock;
 
 /// Schoolbook below this shorter length.
-pub const SCHOOLBOOK_MAX: usize = 24;
+const SCHOOLBOOK_MAX: usize = 24;
 /// 2-adicity required of the CRT primes: transforms up to n = 2^32.
 const CRT_K: u32 = 33;
 /// At most this many CRT primes (enough for min(flen, glen) < 2^73).
@@ -255,7 +255,7 @@ mod tests {
     fn crt_primes_fit_the_bound() {
         let q = crt_primes();
         assert_eq!(q.len(), MAX_CRT);
-        assert!(q.iter().all(|&q| q < 1 << 50 && q > (1 << 50) - (1 << 36) && (q - 1) % (1 << CRT_K) == 0));
+        assert!(q.iter().all(|&q| q < 1 << 50 && q > (1 << 50) - (1 << 40) && (q - 1) % (1 << CRT_K) == 0));
         // Three primes cover p just below 2^63 with min(flen, glen) = 2^23.
         assert!(exceeds(&q[..3], &coeff_bound(1 << 23, (1 << 63) - 25)));
         assert!(!exceeds(&q[..2], &coeff_bound(1, (1 << 63) - 25)));
