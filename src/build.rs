@@ -4,5 +4,5 @@ fn main() {
     if os == "linux" {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libgpmp.so.0");
     }
-    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=src/build.rs");
 }

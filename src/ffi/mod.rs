@@ -3,6 +3,7 @@
 //! detail message) and writes its outputs only after everything has succeeded.
 #![allow(non_camel_case_types)]
 
+pub mod bpas;
 pub mod cumodp;
 pub mod mpz;
 pub mod nmod;

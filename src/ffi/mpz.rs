@@ -97,7 +97,8 @@ pub(crate) fn check_slots(len: usize, what: &str, slot: &impl Fn(usize) -> *mut 
     Ok(())
 }
 
-/// Writes the slab into the `mpz_t` given by `slot(i)`, i < h.len().
+/// Writes the slab into the `mpz_t` given by `slot(i)`, i < h.len(). Call it on the caller's thread
+/// (not inside `runtime::install`): pass 1 may call the host's GMP allocator.
 ///
 /// # Safety
 /// Every `slot(i)` is a distinct initialised `mpz_t` not borrowed by any live view.
@@ -114,9 +115,9 @@ pub(crate) unsafe fn write_slab(h: &ZSlab, slot: impl Fn(usize) -> *mut mpz_t + 
             gmp::mpz_limbs_write(z, need as _);
         }
     }
-    // Pass 2 (parallel): copy limbs, set sizes.
+    // Pass 2 (parallel, in gpmp's pool): copy limbs, set sizes.
     let slot = &slot;
-    (0..h.len()).into_par_iter().with_min_len(1024).for_each(|i| {
+    crate::runtime::install(|| (0..h.len()).into_par_iter().with_min_len(1024).for_each(|i| {
         let v = h.get(i);
         let z = slot(i);
         // SAFETY: distinct mpz per i, capacity ensured in pass 1.
@@ -127,6 +128,6 @@ pub(crate) unsafe fn write_slab(h: &ZSlab, slot: impl Fn(usize) -> *mut mpz_t + 
             let n = v.mag.len() as i32;
             (*z).size = if v.neg { -n } else { n };
         }
-    });
+    }));
     Ok(())
 }

@@ -43,7 +43,7 @@ fn mul_into(
     check_slots(hlen, &format!("{name}: h"), out)?;
     let h = runtime::install(|| zpoly::mul(&f, &g, alg))?;
     drop((f, g)); // the views may alias h
-    runtime::install(|| unsafe { write_slab(&h, out) })
+    unsafe { write_slab(&h, out) }
 }
 
 fn array_slots(h: *mut mpz_t) -> impl Fn(usize) -> *mut mpz_t + Sync {
@@ -97,7 +97,7 @@ pub unsafe extern "C" fn gpmp_poly_sqr(h: *mut mpz_t, f: *const mpz_t, flen: usi
         check_slots(2 * flen - 1, "gpmp_poly_sqr: h", &out)?;
         let r = runtime::install(|| zpoly::mul(&fv, &fv, Alg::Auto))?;
         drop(fv);
-        runtime::install(|| write_slab(&r, &out))
+        write_slab(&r, &out)
     })
 }
 
