@@ -14,7 +14,7 @@
 //! Q > 2^149.99 for r = 3, which covers every p < 2^63 whenever min(flen, glen) ≤ 2^23 (so every
 //! product of length ≤ 2^24); r = 4 covers min(flen, glen) < 2^73.
 use super::plan::{plan, Plan, MIN_NTT};
-use super::prime::{addmod, check_modulus, check_reduced, fourier_primes, invmod, mul_shoup, shoup, submod};
+use super::prime::{addmod, check_modulus, check_reduced, fourier_primes, invmod, mul_shoup, mulmod, shoup, submod};
 use crate::int::try_zeroed;
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -48,8 +48,9 @@ pub fn poly_mul(f: &[u64], g: &[u64], p: u64) -> Result<Vec<u64>> {
         return schoolbook(f, g, p);
     }
     let n = hlen.next_power_of_two().max(MIN_NTT);
-    if let Ok(pl) = plan(n, p) {
-        let mut h = ntt_product(&pl, f, g, None)?;
+    // (Tested first: tfhe-ntt's plan constructor searches for a 2n-th root before failing.)
+    if (p - 1) % (2 * n as u64) == 0 {
+        let mut h = ntt_product(&*plan(n, p)?, f, g, None)?;
         h.truncate(hlen);
         return Ok(h);
     }
@@ -132,45 +133,45 @@ fn coeff_bound(minlen: usize, p: u64) -> [u64; 3] {
     [lo as u64, hi as u64, (hi >> 64) as u64]
 }
 
-/// Garner's constants for primes q_0..q_(r−1) and the target p.
+/// Garner's constants for r ≤ [`MAX_CRT`] primes q_0..q_(r−1) and the target p, each multiplier
+/// with its Shoup constant.
 struct Garner {
-    q: Vec<u64>,
-    /// (q_0⋯q_(i−1))^(−1) mod q_i with its Shoup constant (index 0 unused).
-    inv: Vec<(u64, u64)>,
-    /// q_j mod q_i (j < i) with Shoup constants, row i.
-    qmod: Vec<Vec<(u64, u64)>>,
-    /// q_0⋯q_(i−1) mod p with Shoup constants.
-    mp: Vec<(u64, u64)>,
+    q: [u64; MAX_CRT],
+    /// (q_0⋯q_(i−1))^(−1) mod q_i (index 0 unused).
+    inv: [(u64, u64); MAX_CRT],
+    /// qmod\[i\]\[j\] = q_j mod q_i for j < i.
+    qmod: [[(u64, u64); MAX_CRT]; MAX_CRT],
+    /// q_0⋯q_(i−1) mod p.
+    mp: [(u64, u64); MAX_CRT],
     p: u64,
 }
 
 impl Garner {
     fn new(q: &[u64], p: u64) -> Self {
-        let r = q.len();
         let with = |v: u64, m: u64| (v, shoup(v, m));
-        let mut inv = vec![(0, 0)];
-        let mut qmod = vec![Vec::new()];
-        for i in 1..r {
-            let prod = q[..i].iter().fold(1u64, |a, &b| super::prime::mulmod(a, b % q[i], q[i]));
-            inv.push(with(invmod(prod, q[i]), q[i]));
-            qmod.push(q[..i].iter().map(|&qj| with(qj % q[i], q[i])).collect());
-        }
-        let mut mp = Vec::with_capacity(r);
+        let mut g = Garner { q: [1; MAX_CRT], inv: [(0, 0); MAX_CRT], qmod: [[(0, 0); MAX_CRT]; MAX_CRT], mp: [(0, 0); MAX_CRT], p };
         let mut acc = 1 % p;
-        for &qi in q {
-            mp.push(with(acc, p));
-            acc = super::prime::mulmod(acc, qi % p, p);
+        for (i, &qi) in q.iter().enumerate() {
+            g.q[i] = qi;
+            let prod = q[..i].iter().fold(1u64, |a, &b| mulmod(a, b % qi, qi));
+            g.inv[i] = with(invmod(prod, qi), qi);
+            for (j, &qj) in q[..i].iter().enumerate() {
+                g.qmod[i][j] = with(qj % qi, qi);
+            }
+            g.mp[i] = with(acc, p);
+            acc = mulmod(acc, qi % p, p);
         }
-        Garner { q: q.to_vec(), inv, qmod, mp, p }
+        g
     }
 
-    /// The integer with residues c_i (< q_i), which must lie in [0, Π q_i), reduced mod p.
-    #[inline]
-    fn combine(&self, c: &[u64]) -> u64 {
-        let r = self.q.len();
-        let mut v = [0u64; MAX_CRT];
+    /// The integer with residues c_i (< q_i), which must lie in [0, Π q_i), reduced mod p: mixed
+    /// radix digits v_i = (c_i − (v_0 + v_1·q_0 + … + v_(i−1)·q_0⋯q_(i−2)))·(q_0⋯q_(i−1))^(−1) mod q_i,
+    /// then Σ v_i·(q_0⋯q_(i−1) mod p).
+    #[inline(always)]
+    fn combine<const R: usize>(&self, c: [u64; R]) -> u64 {
+        let mut v = [0u64; R];
         v[0] = c[0];
-        for i in 1..r {
+        for i in 1..R {
             let qi = self.q[i];
             // Every v_j < q_j < 2^50 < 2·q_i: one conditional subtraction reduces it mod q_i.
             let red = |x: u64| if x >= qi { x - qi } else { x };
@@ -182,7 +183,18 @@ impl Garner {
             let (iv, ivs) = self.inv[i];
             v[i] = mul_shoup(submod(c[i], t, qi), iv, ivs, qi);
         }
-        (0..r).fold(0, |acc, i| addmod(acc, mul_shoup(v[i], self.mp[i].0, self.mp[i].1, self.p), self.p))
+        (0..R).fold(0, |acc, i| addmod(acc, mul_shoup(v[i], self.mp[i].0, self.mp[i].1, self.p), self.p))
+    }
+
+    /// h\[k\] = the CRT of images\[0..R\]\[k\] reduced mod p, in parallel chunks.
+    fn rebuild<const R: usize>(&self, h: &mut [u64], images: &[Vec<u64>]) {
+        h.par_chunks_mut(GRAIN).enumerate().for_each(|(b, out)| {
+            let at = b * GRAIN;
+            let ims: [&[u64]; R] = std::array::from_fn(|i| &images[i][at..at + out.len()]);
+            for (k, hk) in out.iter_mut().enumerate() {
+                *hk = self.combine::<R>(std::array::from_fn(|i| ims[i][k]));
+            }
+        });
     }
 }
 
@@ -208,16 +220,12 @@ fn crt_product(f: &[u64], g: &[u64], p: u64, n: usize, hlen: usize) -> Result<Ve
         .collect::<Result<Vec<Vec<u64>>>>()?;
     let garner = Garner::new(qs, p);
     let mut h = try_zeroed::<u64>(hlen)?;
-    h.par_chunks_mut(GRAIN).enumerate().for_each(|(b, out)| {
-        let mut c = [0u64; MAX_CRT];
-        for (k, hk) in out.iter_mut().enumerate() {
-            let idx = b * GRAIN + k;
-            for (ci, im) in c.iter_mut().zip(&images) {
-                *ci = im[idx];
-            }
-            *hk = garner.combine(&c[..r]);
-        }
-    });
+    match r {
+        1 => garner.rebuild::<1>(&mut h, &images),
+        2 => garner.rebuild::<2>(&mut h, &images),
+        3 => garner.rebuild::<3>(&mut h, &images),
+        _ => garner.rebuild::<MAX_CRT>(&mut h, &images),
+    }
     Ok(h)
 }
 
