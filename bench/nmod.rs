@@ -1,5 +1,5 @@
 //! nmod timings (issue 3, benchmark items 1 and 2, the Rust side):
-//! `cargo bench --bench nmod [-- THREADS]` prints markdown tables of
+//! `cargo run --release --example nmod_bench -- [THREADS]` prints markdown tables of
 //! (1) gpmp's cyclic natural-order NTT (`nmod::ntt::ntt`, validation and scratch included) against
 //!     tfhe-ntt's negacyclic bit-reversed forward transform of the same size (`nmod::plan`), at a
 //!     50-bit and a 62-bit Fourier prime, n = 2^16 .. 2^22;

@@ -5,6 +5,8 @@
 
 pub mod bpas;
 pub mod cumodp;
+pub mod gfpf;
+pub mod gpu;
 pub mod mpz;
 pub mod nmod;
 pub mod poly;

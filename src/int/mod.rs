@@ -4,13 +4,21 @@
 //!   copying);
 //! - [`ZSlab`]: `len` signed integers of `stride` limbs each in one allocation, the output format of
 //!   every multiplication algorithm;
-//! - [`try_zeroed`]: fallible allocation, so that out-of-memory becomes a status instead of an abort.
+//! - [`try_zeroed`]: fallible allocation, so that out-of-memory becomes a status instead of an abort;
+//! - [`pack`]: signed Kronecker packing and unpacking; [`sum_shifted`]: Σ ±x_i·2^(64·o_i);
+//! - [`Mpz`], [`MpzView`]: GMP integers for exact signed intermediate values.
 mod alloc;
+mod mpz;
 mod mul;
+pub mod pack;
+mod shifted_sum;
 mod slab;
 
 pub use alloc::try_zeroed;
+pub use mpz::{Mpz, MpzView};
 pub use mul::mul_mag;
+pub use pack::{pack_signed, unpack_signed};
+pub use shifted_sum::sum_shifted;
 pub use slab::{negate_in_place, ZSlab};
 
 /// Bits per limb.

@@ -5,7 +5,11 @@
 //! the same slice for a square) and returns the `f.len() + g.len() − 1` coefficients of f·g with a
 //! stride of `limbs_for_bits(product_bits(..))` limbs (see [`crate::int::product_bits`]).
 //! [`mul`] validates, handles empty operands and picks the algorithm.
+pub mod divide_conquer;
+pub mod kronecker;
 pub mod schoolbook;
+pub mod toom;
+pub mod two_convolution;
 
 #[cfg(test)]
 pub(crate) mod testing;
@@ -46,6 +50,11 @@ pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
     match alg {
         Alg::Auto => unreachable!("choose never returns Auto"),
         Alg::Schoolbook => schoolbook::mul(f, g),
+        Alg::Kronecker => kronecker::mul(f, g),
+        Alg::DivideConquer => divide_conquer::mul(f, g),
+        Alg::Toom4 => toom::mul4(f, g),
+        Alg::Toom8 => toom::mul8(f, g),
+        Alg::TwoConvolution => two_convolution::mul(f, g),
         Alg::BigPrimeFft => Err(Error::InvalidArgument(
             "GPMP_MUL_BIG_PRIME_FFT is not available yet (it comes with the generalized Fermat prime fields)".into(),
         )),

@@ -183,3 +183,24 @@ pub fn check_alg(alg: Alg, max_len: usize, max_bits: u64) {
     let g: Vec<Coef> = (0..257).map(|i| (i % 2 == 1, c.1.clone())).collect();
     assert_mul(alg, &f, &g, "d=256, alternating signs");
 }
+
+/// Larger and very unbalanced products against the schoolbook algorithm: 3000 × 1000 and
+/// 1000 × 3000 with 200-bit coefficients, 20 × 5 with 5000-bit coefficients, 1 × 2000, 2000 × 2,
+/// and a square of length 1500.
+pub fn check_large(alg: Alg) {
+    let mut rng = Rng(0x1A26E ^ alg as u64);
+    let cases = [(3000, 1000, 200), (1000, 3000, 200), (20, 5, 5000), (1, 2000, 300), (2000, 2, 64)];
+    for (t, &(fl, gl, bits)) in cases.iter().enumerate() {
+        let f = poly(&mut rng, fl, bits, t as u64 % 3);
+        let g = poly(&mut rng, gl, bits, 2);
+        let (fv, gv) = (views(&f), views(&g));
+        let got = slab_coefs(&mul(&fv, &gv, alg).unwrap());
+        let want = slab_coefs(&mul(&fv, &gv, Alg::Schoolbook).unwrap());
+        assert!(got == want, "{alg:?} differs from schoolbook on {fl} x {gl}, {bits} bits");
+    }
+    let f = poly(&mut rng, 1500, 130, 0);
+    let fv = views(&f);
+    let got = slab_coefs(&mul(&fv, &fv, alg).unwrap());
+    let want = slab_coefs(&mul(&fv, &fv, Alg::Schoolbook).unwrap());
+    assert!(got == want, "{alg:?} differs from schoolbook on a square of length 1500");
+}
