@@ -97,6 +97,9 @@ pub(crate) fn check_slots(len: usize, what: &str, slot: &impl Fn(usize) -> *mut 
     Ok(())
 }
 
+/// Results of fewer limbs than this are copied out on the caller's thread.
+const SERIAL_COPY_LIMBS: usize = 1 << 16;
+
 /// Writes the slab into the `mpz_t` given by `slot(i)`, i < h.len(). Call it on the caller's thread
 /// (not inside `runtime::install`): pass 1 may call the host's GMP allocator.
 ///
@@ -115,9 +118,10 @@ pub(crate) unsafe fn write_slab(h: &ZSlab, slot: impl Fn(usize) -> *mut mpz_t + 
             gmp::mpz_limbs_write(z, need as _);
         }
     }
-    // Pass 2 (parallel, in gpmp's pool): copy limbs, set sizes.
+    // Pass 2 (parallel in gpmp's pool; small results stay on this thread, where handing the copy
+    // to the pool would cost more than the copy): copy limbs, set sizes.
     let slot = &slot;
-    crate::runtime::install(|| (0..h.len()).into_par_iter().with_min_len(1024).for_each(|i| {
+    let copy = |i: usize| {
         let v = h.get(i);
         let z = slot(i);
         // SAFETY: distinct mpz per i, capacity ensured in pass 1.
@@ -128,6 +132,11 @@ pub(crate) unsafe fn write_slab(h: &ZSlab, slot: impl Fn(usize) -> *mut mpz_t + 
             let n = v.mag.len() as i32;
             (*z).size = if v.neg { -n } else { n };
         }
-    }));
+    };
+    if h.len() * stride < SERIAL_COPY_LIMBS {
+        (0..h.len()).for_each(copy);
+    } else {
+        crate::runtime::install(|| (0..h.len()).into_par_iter().with_min_len(1024).for_each(copy));
+    }
     Ok(())
 }

@@ -41,7 +41,11 @@ fn mul_into(
     }
     let hlen = f.len() + g.len() - 1;
     check_slots(hlen, &format!("{name}: h"), out)?;
-    let h = runtime::install(|| zpoly::mul(&f, &g, alg))?;
+    let h = if alg == Alg::Auto && zpoly::runs_inline(&f, &g) {
+        zpoly::mul(&f, &g, alg)?
+    } else {
+        runtime::install(|| zpoly::mul(&f, &g, alg))?
+    };
     drop((f, g)); // the views may alias h
     unsafe { write_slab(&h, out) }
 }

@@ -62,11 +62,44 @@ pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
         Alg::BigPrimeFft => Err(Error::InvalidArgument(
             "GPMP_MUL_BIG_PRIME_FFT is not available yet (it comes with the generalized Fermat prime fields)".into(),
         )),
-        other => Err(Error::InvalidArgument(format!("{other:?} is not implemented yet"))),
     }
 }
 
-/// The dispatcher: the fastest algorithm for these operands, by measured thresholds.
-fn choose(_f: &[IntRef], _g: &[IntRef]) -> Alg {
-    Alg::Schoolbook
+/// The dispatcher: the fastest algorithm for these operands, by the thresholds below, measured
+/// with `gpmp-bench thresholds` (bench/README.md; table in bench/results/cpu-zpoly.md) at 1 and 2
+/// threads. `m` is the shorter length, `bits` the larger coefficient size.
+///
+/// | coefficient bits | schoolbook   | Kronecker          | small-prime NTT | two-convolution |
+/// |------------------|--------------|--------------------|-----------------|-----------------|
+/// | ≤ 128            | m ≤ 8        | 8 < m < 64         | m ≥ 64          | —               |
+/// | ≤ 512            | m ≤ 4        | 4 < m < 256        | m ≥ 256         | —               |
+/// | ≤ 2048           | m ≤ 2        | 2 < m < 256        | —               | m ≥ 256         |
+/// | ≤ 8192           | m ≤ 2        | 2 < m < 1024       | —               | m ≥ 1024        |
+/// | > 8192           | m ≤ 2        | m > 2              | —               | —               |
+///
+/// Divide-and-conquer and Toom-4/8 (one level over Kronecker blocks) never won a cell on this
+/// 2-core box; they stay available through `gpmp_poly_mul_alg`.
+pub fn choose(f: &[IntRef], g: &[IntRef]) -> Alg {
+    let m = f.len().min(g.len());
+    let bits = crate::int::max_bits(f).max(crate::int::max_bits(g));
+    let (school, ks_below, fast) = match bits {
+        0..=128 => (8, 64, Alg::SmallPrimeNtt),
+        129..=512 => (4, 256, Alg::SmallPrimeNtt),
+        513..=2048 => (2, 256, Alg::TwoConvolution),
+        2049..=8192 => (2, 1024, Alg::TwoConvolution),
+        _ => (2, usize::MAX, Alg::Kronecker),
+    };
+    if m <= school {
+        Alg::Schoolbook
+    } else if m < ks_below {
+        Alg::Kronecker
+    } else {
+        fast
+    }
+}
+
+/// Whether `mul(f, g, Auto)` runs entirely on the calling thread (a small schoolbook product), so
+/// that the C layer can skip handing it to the worker pool.
+pub fn runs_inline(f: &[IntRef], g: &[IntRef]) -> bool {
+    !f.is_empty() && !g.is_empty() && choose(f, g) == Alg::Schoolbook && f.len() + g.len() - 1 < schoolbook::GRAIN
 }

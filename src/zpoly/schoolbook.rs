@@ -8,8 +8,8 @@ use crate::Result;
 use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
 
-/// Outputs per rayon task below which the work stays on one thread.
-const GRAIN: usize = 16;
+/// Outputs per rayon task; a product with fewer outputs than this runs on the calling thread.
+pub(crate) const GRAIN: usize = 16;
 
 /// f·g by the schoolbook method.
 pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
@@ -17,25 +17,29 @@ pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
     let stride = limbs_for_bits(product_bits(bf, bg, f.len(), g.len()));
     let mut h = ZSlab::zeros(f.len() + g.len() - 1, stride)?;
     let w = h.stride() + 1;
-    let tmp_len = limbs_for_bits(bf) + limbs_for_bits(bg);
-    h.par_rows_mut().enumerate().with_min_len(GRAIN).for_each_init(
-        || (vec![0u64; w], vec![0u64; tmp_len.max(1)]),
-        |(acc, tmp), (k, (row, sign))| {
-            acc.fill(0);
-            let lo = k.saturating_sub(g.len() - 1);
-            let hi = k.min(f.len() - 1);
-            for i in lo..=hi {
-                addmul_signed(acc, f[i], g[k - i], tmp);
-            }
-            let n = row.len();
-            row.copy_from_slice(&acc[..n]);
-            let negative = acc[n] >> 63 == 1;
-            if negative {
-                crate::int::negate_in_place(row);
-            }
-            *sign = negative && row.iter().any(|&l| l != 0);
-        },
-    );
+    let tmp_len = (limbs_for_bits(bf) + limbs_for_bits(bg)).max(1);
+    let init = || (vec![0u64; w], vec![0u64; tmp_len]);
+    let row = |(acc, tmp): &mut (Vec<u64>, Vec<u64>), (k, (row, sign)): (usize, (&mut [u64], &mut bool))| {
+        acc.fill(0);
+        let lo = k.saturating_sub(g.len() - 1);
+        let hi = k.min(f.len() - 1);
+        for i in lo..=hi {
+            addmul_signed(acc, f[i], g[k - i], tmp);
+        }
+        let n = row.len();
+        row.copy_from_slice(&acc[..n]);
+        let negative = acc[n] >> 63 == 1;
+        if negative {
+            crate::int::negate_in_place(row);
+        }
+        *sign = negative && row.iter().any(|&l| l != 0);
+    };
+    if h.len() < GRAIN {
+        let mut scratch = init();
+        h.rows_mut().enumerate().for_each(|r| row(&mut scratch, r));
+    } else {
+        h.par_rows_mut().enumerate().with_min_len(GRAIN).for_each_init(init, row);
+    }
     Ok(h)
 }
 
