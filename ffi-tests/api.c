@@ -6,12 +6,11 @@
 #include <stdatomic.h>
 
 /* ---- Algorithms that are not implemented yet: they must return GPMP_INVALID_ARGUMENT with a message
- * and write nothing. THE LEAD SHRINKS THIS LIST as the algorithms land (GPMP_MUL_BIG_PRIME_FFT stays
- * until the generalized Fermat prime fields, issue 3). Every other algorithm must give the right
+ * and write nothing. THE LEAD SHRINKS THIS LIST as the algorithms land. Every other algorithm must give the right
  * product; a listed one may already do so. ---- */
 static const int NOT_IMPLEMENTED[] = {
     GPMP_MUL_KRONECKER,       GPMP_MUL_DIVIDE_CONQUER,  GPMP_MUL_TOOM4,         GPMP_MUL_TOOM8,
-    GPMP_MUL_TWO_CONVOLUTION, GPMP_MUL_SMALL_PRIME_NTT, GPMP_MUL_BIG_PRIME_FFT,
+    GPMP_MUL_TWO_CONVOLUTION, GPMP_MUL_SMALL_PRIME_NTT,
 };
 
 static int not_implemented(int alg) {
@@ -272,7 +271,6 @@ static void test_bad_input(void) {
   BAD(gpmp_poly_mul(NULL, f, flen, g, glen), "gpmp_poly_mul");
   BAD(gpmp_poly_mul_alg(h, f, flen, g, glen, (gpmp_mul_alg)99), "gpmp_poly_mul");
   BAD(gpmp_poly_mul_alg(h, f, flen, g, glen, (gpmp_mul_alg)-1), "gpmp_poly_mul");
-  BAD(gpmp_poly_mul_alg(h, f, flen, g, glen, GPMP_MUL_BIG_PRIME_FFT), "gpmp_poly_mul");
   BAD(gpmp_poly_sqr(h, NULL, flen), "gpmp_poly_sqr");
   BAD(gpmp_poly_sqr(NULL, f, flen), "gpmp_poly_sqr");
 

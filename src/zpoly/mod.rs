@@ -5,6 +5,7 @@
 //! the same slice for a square) and returns the `f.len() + g.len() − 1` coefficients of f·g with a
 //! stride of `limbs_for_bits(product_bits(..))` limbs (see [`crate::int::product_bits`]).
 //! [`mul`] validates, handles empty operands and picks the algorithm.
+pub mod big_prime_fft;
 pub mod divide_conquer;
 pub mod kronecker;
 pub mod schoolbook;
@@ -34,9 +35,19 @@ impl Alg {
     /// The algorithm with C enum value `v`.
     pub fn from_raw(v: i64) -> Option<Alg> {
         use Alg::*;
-        [Auto, Schoolbook, Kronecker, DivideConquer, Toom4, Toom8, TwoConvolution, SmallPrimeNtt, BigPrimeFft]
-            .into_iter()
-            .find(|a| *a as i64 == v)
+        [
+            Auto,
+            Schoolbook,
+            Kronecker,
+            DivideConquer,
+            Toom4,
+            Toom8,
+            TwoConvolution,
+            SmallPrimeNtt,
+            BigPrimeFft,
+        ]
+        .into_iter()
+        .find(|a| *a as i64 == v)
     }
 }
 
@@ -53,10 +64,10 @@ pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
         Alg::DivideConquer => divide_conquer::mul(f, g),
         Alg::Toom4 => toom::mul4(f, g),
         Alg::Toom8 => toom::mul8(f, g),
-        Alg::BigPrimeFft => Err(Error::InvalidArgument(
-            "GPMP_MUL_BIG_PRIME_FFT is not available yet (it comes with the generalized Fermat prime fields)".into(),
-        )),
-        other => Err(Error::InvalidArgument(format!("{other:?} is not implemented yet"))),
+        Alg::BigPrimeFft => big_prime_fft::mul(f, g),
+        other => Err(Error::InvalidArgument(format!(
+            "{other:?} is not implemented yet"
+        ))),
     }
 }
 
