@@ -35,19 +35,9 @@ impl Alg {
     /// The algorithm with C enum value `v`.
     pub fn from_raw(v: i64) -> Option<Alg> {
         use Alg::*;
-        [
-            Auto,
-            Schoolbook,
-            Kronecker,
-            DivideConquer,
-            Toom4,
-            Toom8,
-            TwoConvolution,
-            SmallPrimeNtt,
-            BigPrimeFft,
-        ]
-        .into_iter()
-        .find(|a| *a as i64 == v)
+        [Auto, Schoolbook, Kronecker, DivideConquer, Toom4, Toom8, TwoConvolution, SmallPrimeNtt, BigPrimeFft]
+            .into_iter()
+            .find(|a| *a as i64 == v)
     }
 }
 
@@ -65,9 +55,7 @@ pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
         Alg::Toom4 => toom::mul4(f, g),
         Alg::Toom8 => toom::mul8(f, g),
         Alg::BigPrimeFft => big_prime_fft::mul(f, g),
-        other => Err(Error::InvalidArgument(format!(
-            "{other:?} is not implemented yet"
-        ))),
+        other => Err(Error::InvalidArgument(format!("{other:?} is not implemented yet"))),
     }
 }
 
