@@ -5,6 +5,7 @@
 //! the same slice for a square) and returns the `f.len() + g.len() − 1` coefficients of f·g with a
 //! stride of `limbs_for_bits(product_bits(..))` limbs (see [`crate::int::product_bits`]).
 //! [`mul`] validates, handles empty operands and picks the algorithm.
+pub mod big_prime_fft;
 pub mod divide_conquer;
 pub mod kronecker;
 pub mod schoolbook;
@@ -59,9 +60,7 @@ pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
         Alg::Toom8 => toom::mul8(f, g),
         Alg::TwoConvolution => two_convolution::mul(f, g),
         Alg::SmallPrimeNtt => small_prime_ntt::mul(f, g),
-        Alg::BigPrimeFft => Err(Error::InvalidArgument(
-            "GPMP_MUL_BIG_PRIME_FFT is not available yet (it comes with the generalized Fermat prime fields)".into(),
-        )),
+        Alg::BigPrimeFft => big_prime_fft::mul(f, g),
     }
 }
 
