@@ -76,7 +76,6 @@ static void check_mul(int alg, mpz_t *f, size_t flen, mpz_t *g, size_t glen, mpz
   if (s == GPMP_SUCCESS) CHECK(vec_equal(h, want, hlen));
   else fprintf(stderr, "  alg %d, %zu x %zu: %s: %s\n", alg, flen, glen, gpmp_strerror(s), gpmp_last_error());
   vec_free(h, hlen);
-  vec_free(before, hlen);
 }
 
 /* Every algorithm, the default entry point, squaring and the pointer form on one pair of operands. */
