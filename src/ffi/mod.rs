@@ -5,8 +5,10 @@
 
 pub mod bpas;
 pub mod mpz;
+pub mod mpz_n;
 pub mod poly;
 pub mod runtime;
 pub mod status;
+pub mod zvec;
 
 pub use status::gpmp_status;

@@ -6,20 +6,27 @@
 //!   every multiplication algorithm;
 //! - [`try_zeroed`]: fallible allocation, so that out-of-memory becomes a status instead of an abort;
 //! - [`pack`]: signed Kronecker packing and unpacking; [`sum_shifted`]: Σ ±x_i·2^(64·o_i);
-//! - [`Mpz`], [`MpzView`]: GMP integers for exact signed intermediate values.
+//! - [`Mpz`], [`MpzView`]: GMP integers for exact signed intermediate values;
+//! - [`ZList`]: integers of individual sizes in one allocation; [`batch`]: element-wise arithmetic
+//!   over batches; [`ZVec`]: the word-major fixed-capacity vector behind `gpmp_zvec`.
 mod alloc;
+pub mod batch;
+mod list;
 mod mpz;
 mod mul;
 pub mod pack;
 mod shifted_sum;
 mod slab;
+mod zvec;
 
 pub use alloc::try_zeroed;
 pub use mpz::{Mpz, MpzView};
 pub use mul::mul_mag;
 pub use pack::{pack_signed, unpack_signed};
 pub use shifted_sum::sum_shifted;
+pub use list::ZList;
 pub use slab::{negate_in_place, ZSlab};
+pub use zvec::ZVec;
 
 /// Bits per limb.
 pub const LIMB_BITS: u64 = 64;

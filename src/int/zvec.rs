@@ -1,0 +1,136 @@
+//! Fixed-capacity vector of signed integers in word-major (structure-of-arrays) layout, the storage of
+//! `gpmp_zvec`: n integers of at most `bits` bits, L = ⌈bits/64⌉ limbs each, limb j of element i at
+//! `data[j·n + i]` (so that consecutive GPU threads, one per element, read consecutive words; the GPU
+//! backend mirrors this layout in device memory), signs in `neg[i]`.
+//!
+//! The CPU operations gather elements into a [`ZList`], run the [`batch`] kernels, and scatter the
+//! result back after checking that every element fits.
+use super::{batch, limbs_for_bits, try_zeroed, IntRef, ZList};
+use crate::{invalid, Error, Result};
+use rayon::prelude::*;
+
+/// n signed integers of at most `bits` bits each, word-major.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZVec {
+    n: usize,
+    bits: u64,
+    data: Vec<u64>,
+    neg: Vec<bool>,
+}
+
+const GRAIN: usize = 1024;
+
+impl ZVec {
+    /// n zeros of capacity `bits` (fallible).
+    pub fn zeros(n: usize, bits: u64) -> Result<Self> {
+        let limbs = usize::try_from(bits.div_ceil(64)).ok();
+        let total = limbs
+            .and_then(|l| l.checked_mul(n))
+            .filter(|&t| t <= isize::MAX as usize / 8)
+            .ok_or_else(|| Error::SizeTooLarge(format!("zvec of {n} integers of {bits} bits")))?;
+        Ok(ZVec { n, bits, data: try_zeroed(total)?, neg: try_zeroed(n)? })
+    }
+
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Capacity in bits of every element.
+    pub fn bits(&self) -> u64 {
+        self.bits
+    }
+
+    fn limbs(&self) -> usize {
+        limbs_for_bits(self.bits)
+    }
+
+    /// The elements gathered into a list.
+    pub fn to_list(&self) -> Result<ZList> {
+        let (n, l) = (self.n, self.limbs());
+        let mut out = ZList::zeros((0..n).map(|_| l))?;
+        out.par_rows_mut()?.enumerate().with_min_len(GRAIN).for_each(|(i, (row, s))| {
+            for (j, w) in row.iter_mut().enumerate() {
+                *w = self.data[j * n + i];
+            }
+            *s = self.neg[i];
+        });
+        Ok(out)
+    }
+
+    /// Sets every element from `x` (x.len() = n); `Error::SizeTooLarge` (self unchanged) when one
+    /// has more than `bits` bits.
+    pub fn set(&mut self, x: &[IntRef]) -> Result<()> {
+        if x.len() != self.n {
+            return invalid!("{} integers for a zvec of {}", x.len(), self.n);
+        }
+        if let Some(i) = x.iter().position(|v| v.bits() > self.bits) {
+            return Err(Error::SizeTooLarge(format!(
+                "element {i} has {} bits, the zvec holds {}",
+                x[i].bits(),
+                self.bits
+            )));
+        }
+        let (n, l) = (self.n, self.limbs());
+        // Limb-row j (n words) is written in parallel chunks of elements.
+        if l > 0 && n > 0 {
+            self.data.par_chunks_mut(n).enumerate().for_each(|(j, row)| {
+                row.par_iter_mut().with_min_len(GRAIN).enumerate().for_each(|(i, w)| {
+                    *w = x[i].mag.get(j).copied().unwrap_or(0);
+                })
+            });
+        }
+        self.neg.iter_mut().zip(x).for_each(|(s, v)| *s = v.neg);
+        Ok(())
+    }
+
+    /// Sets every element from the list (see [`ZVec::set`]).
+    pub fn set_list(&mut self, x: &ZList) -> Result<()> {
+        self.set(&x.views())
+    }
+
+    /// Element-wise `op` of a and b, as a list to store with [`ZVec::set_list`] (the destination may
+    /// be a or b, and is checked to hold every result only then).
+    fn apply(a: &ZVec, b: &ZVec, op: impl FnOnce(&[IntRef], &[IntRef]) -> Result<ZList>) -> Result<ZList> {
+        if a.n != b.n {
+            return invalid!("zvec lengths differ ({}, {})", a.n, b.n);
+        }
+        let (la, lb) = (a.to_list()?, b.to_list()?);
+        op(&la.views(), &lb.views())
+    }
+
+    /// a + b.
+    pub fn add(a: &ZVec, b: &ZVec) -> Result<ZList> {
+        Self::apply(a, b, batch::add)
+    }
+
+    /// a − b.
+    pub fn sub(a: &ZVec, b: &ZVec) -> Result<ZList> {
+        Self::apply(a, b, batch::sub)
+    }
+
+    /// a·b for a destination of `bits` bits: requires bits ≥ a.bits + b.bits (else
+    /// `Error::SizeTooLarge`), so that every product fits.
+    pub fn mul(a: &ZVec, b: &ZVec, bits: u64) -> Result<ZList> {
+        if bits < a.bits.saturating_add(b.bits) {
+            return Err(Error::SizeTooLarge(format!(
+                "product of {}- and {}-bit zvecs into a {bits}-bit zvec",
+                a.bits, b.bits
+            )));
+        }
+        Self::apply(a, b, batch::mul)
+    }
+
+    /// a·b mod m.
+    pub fn mulmod(a: &ZVec, b: &ZVec, m: IntRef) -> Result<ZList> {
+        Self::apply(a, b, |x, y| batch::mulmod(x, y, m))
+    }
+
+    /// base^exp mod m (exp ≥ 0).
+    pub fn powm(base: &ZVec, exp: &ZVec, m: IntRef) -> Result<ZList> {
+        Self::apply(base, exp, |x, y| batch::powm(x, y, m))
+    }
+}
