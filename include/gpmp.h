@@ -46,6 +46,11 @@ typedef enum gpmp_mul_alg {
   GPMP_MUL_BIG_PRIME_FFT = 8,
 } gpmp_mul_alg;
 
+/*
+ Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).
+ */
+typedef struct gpmp_zvec gpmp_zvec;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
