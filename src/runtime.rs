@@ -36,11 +36,7 @@ fn pool_cell() -> &'static RwLock<Pool> {
 }
 
 fn build_pool(requested: usize) -> Result<Arc<ThreadPool>> {
-    let n = if requested == 0 {
-        available_cores()
-    } else {
-        requested
-    };
+    let n = if requested == 0 { available_cores() } else { requested };
     ThreadPoolBuilder::new()
         .num_threads(n)
         .thread_name(|i| format!("gpmp-{i}"))
@@ -80,10 +76,7 @@ pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 static BACKEND: AtomicU8 = AtomicU8::new(u8::MAX);
 
 fn backend_from_env() -> Backend {
-    match std::env::var("GPMP_BACKEND")
-        .map(|s| s.trim().to_ascii_lowercase())
-        .as_deref()
-    {
+    match std::env::var("GPMP_BACKEND").map(|s| s.trim().to_ascii_lowercase()).as_deref() {
         Ok("cpu") => Backend::Cpu,
         Ok("gpu") => Backend::Gpu,
         _ => Backend::Auto,
@@ -98,8 +91,7 @@ pub fn backend() -> Backend {
         2 => Backend::Gpu,
         _ => {
             let b = backend_from_env();
-            let _ =
-                BACKEND.compare_exchange(u8::MAX, b as u8, Ordering::Relaxed, Ordering::Relaxed);
+            let _ = BACKEND.compare_exchange(u8::MAX, b as u8, Ordering::Relaxed, Ordering::Relaxed);
             backend()
         }
     }
@@ -113,9 +105,7 @@ pub fn gpu_available() -> bool {
 /// Chooses the backend. `Gpu` without a usable GPU fails with `NoCudaDevice` and changes nothing.
 pub fn set_backend(b: Backend) -> Result<()> {
     if b == Backend::Gpu && !gpu_available() {
-        return Err(Error::NoCudaDevice(
-            "no usable CUDA device (the GPU backend is not available in this build)".into(),
-        ));
+        return Err(Error::NoCudaDevice("no usable CUDA device (the GPU backend is not available in this build)".into()));
     }
     BACKEND.store(b as u8, Ordering::Relaxed);
     Ok(())

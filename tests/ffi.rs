@@ -15,9 +15,7 @@ fn root() -> &'static Path {
 /// libgpmp.a it was linked with (only `cargo build` copies them up to target/<profile>/).
 fn built_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent()
-        .expect("target/<profile>/deps/<test>")
-        .to_path_buf()
+    exe.parent().expect("target/<profile>/deps/<test>").to_path_buf()
 }
 
 /// A fresh scratch directory target/<profile>/ffi-tests/<name>.
@@ -33,11 +31,7 @@ fn lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let so = built_dir().join("libgpmp.so");
-        assert!(
-            so.exists(),
-            "{} not found: cargo builds it with the library",
-            so.display()
-        );
+        assert!(so.exists(), "{} not found: cargo builds it with the library", so.display());
         let d = scratch("lib");
         for name in ["libgpmp.so", "libgpmp.so.0"] {
             std::os::unix::fs::symlink(&so, d.join(name)).unwrap();
@@ -47,17 +41,13 @@ fn lib_dir() -> &'static Path {
 }
 
 fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
 }
 
 /// `program` with GPMP_BACKEND and GPMP_NUM_THREADS unset.
 fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut cmd = Command::new(program);
-    cmd.env_remove("GPMP_BACKEND")
-        .env_remove("GPMP_NUM_THREADS");
+    cmd.env_remove("GPMP_BACKEND").env_remove("GPMP_NUM_THREADS");
     cmd
 }
 
@@ -66,16 +56,8 @@ fn run(cmd: &mut Command) -> Output {
     let out = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed ({}):\n{text}",
-        out.status
-    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{cmd:?} failed ({}):\n{text}", out.status);
     print!("{text}");
     out
 }
@@ -91,10 +73,7 @@ fn compile(src: &Path, dir: &Path) -> PathBuf {
     run(command(cc)
         .args([std, "-Wall", "-Wextra", "-Werror", "-O1", "-g", "-pthread"])
         .arg(format!("-I{}", root().join("include").display()))
-        .arg(format!(
-            "-DGPMP_EXPECTED_VERSION=\"{}\"",
-            env!("CARGO_PKG_VERSION")
-        ))
+        .arg(format!("-DGPMP_EXPECTED_VERSION=\"{}\"", env!("CARGO_PKG_VERSION")))
         .arg(src)
         .arg("-o")
         .arg(&exe)
@@ -122,9 +101,7 @@ fn c_and_cxx_programs() {
 #[test]
 fn defaults_from_environment() {
     let exe = compile(&root().join("ffi-tests/api.c"), &scratch("env"));
-    run(command(exe)
-        .env("GPMP_NUM_THREADS", "3")
-        .env("GPMP_BACKEND", "cpu"));
+    run(command(exe).env("GPMP_NUM_THREADS", "3").env("GPMP_BACKEND", "cpu"));
 }
 
 #[test]
@@ -135,16 +112,8 @@ fn bpas_layer_is_valgrind_clean() {
     }
     let exe = compile(&root().join("ffi-tests/bpas.c"), &scratch("valgrind"));
     run(command("valgrind")
-        .args([
-            "--error-exitcode=1",
-            "--leak-check=full",
-            "--errors-for-leak-kinds=definite,possible",
-            "-q",
-        ])
-        .arg(format!(
-            "--suppressions={}",
-            root().join("ffi-tests/valgrind.supp").display()
-        ))
+        .args(["--error-exitcode=1", "--leak-check=full", "--errors-for-leak-kinds=definite,possible", "-q"])
+        .arg(format!("--suppressions={}", root().join("ffi-tests/valgrind.supp").display()))
         .arg(exe));
 }
 
@@ -163,12 +132,7 @@ fn install_and_pkg_config() {
         .arg(format!("PREFIX={}", prefix.display()))
         .arg(format!("GPMP_LIB_DIR={}", built_dir().display())));
     let libdir = prefix.join("lib");
-    for f in [
-        "libgpmp.so",
-        "libgpmp.so.0",
-        "libgpmp.a",
-        "pkgconfig/gpmp.pc",
-    ] {
+    for f in ["libgpmp.so", "libgpmp.so.0", "libgpmp.a", "pkgconfig/gpmp.pc"] {
         assert!(libdir.join(f).exists(), "{f} not installed");
     }
     for h in ["gpmp.h", "gpmp_bpas.h"] {

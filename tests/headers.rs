@@ -26,10 +26,7 @@ fn check(config: &str, src: Option<&str>, header: &str) {
         return;
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == fresh,
-        "{header} is stale: run `GPMP_BLESS=1 cargo test --test headers` and commit it"
-    );
+    assert!(committed == fresh, "{header} is stale: run `GPMP_BLESS=1 cargo test --test headers` and commit it");
 }
 
 #[test]
@@ -39,9 +36,5 @@ fn gpmp_h_is_current() {
 
 #[test]
 fn gpmp_bpas_h_is_current() {
-    check(
-        "include/cbindgen-bpas.toml",
-        Some("src/ffi/bpas.rs"),
-        "include/gpmp_bpas.h",
-    );
+    check("include/cbindgen-bpas.toml", Some("src/ffi/bpas.rs"), "include/gpmp_bpas.h");
 }

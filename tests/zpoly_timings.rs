@@ -27,10 +27,7 @@ fn poly(seed: u64, len: usize, bits: u64) -> Vec<(bool, Vec<u64>)> {
 
 /// Seconds of CPU time used by the process (all threads).
 fn cpu_time() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: ts is a valid timespec.
     unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
@@ -44,9 +41,7 @@ fn time(reps: usize, mut f: impl FnMut()) -> (f64, f64) {
             f();
             (t.elapsed().as_secs_f64() * 1e3, (cpu_time() - c) * 1e3)
         })
-        .fold((f64::INFINITY, f64::INFINITY), |(a, b), (x, y)| {
-            (a.min(x), b.min(y))
-        })
+        .fold((f64::INFINITY, f64::INFINITY), |(a, b), (x, y)| (a.min(x), b.min(y)))
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! no coefficient). Results are normalised: lt is the true degree. Failures (bad struct, out of
 //! memory) leave the outputs unchanged and set `gpmp_last_error`; the pointer-returning calls return
 //! NULL then.
-use super::mpz::{mpz_t, views_of_array, write_slab, SendPtr};
+use super::mpz::{views_of_array, write_slab, mpz_t, SendPtr};
 use super::status::{guard, guard_value};
 use crate::int::{IntRef, ZSlab};
 use crate::zpoly::{self, Alg};
@@ -44,11 +44,7 @@ unsafe fn initialised(p: *const DUZP_t) -> usize {
 unsafe fn checked_initialised(p: *const DUZP_t, what: &str) -> Result<usize> {
     let n = initialised(p);
     if n > 0 && (*p).lt >= (*p).alloc {
-        return invalid!(
-            "{what}: lt = {} is not below alloc = {}",
-            (*p).lt,
-            (*p).alloc
-        );
+        return invalid!("{what}: lt = {} is not below alloc = {}", (*p).lt, (*p).alloc);
     }
     Ok(n)
 }
@@ -90,11 +86,7 @@ unsafe fn make(alloc: usize) -> Result<*mut DUZP_t> {
         return Err(Error::OutOfMemory(format!("cannot allocate {bytes} bytes")));
     }
     gmp::mpz_init(c);
-    p.write(DUZP_t {
-        coefs: c,
-        alloc: alloc as c_long,
-        lt: 0,
-    });
+    p.write(DUZP_t { coefs: c, alloc: alloc as c_long, lt: 0 });
     Ok(p)
 }
 
@@ -142,9 +134,7 @@ unsafe fn assign(p: *mut DUZP_t, h: Option<&ZSlab>, what: &str) -> Result<()> {
 /// Free it with `gpmp_freePolynomial_DUZP`. NULL if out of memory.
 #[no_mangle]
 pub extern "C" fn gpmp_makePolynomial_DUZP(alloc: c_long) -> *mut DUZP_t {
-    guard_value("gpmp_makePolynomial_DUZP", null_mut(), || unsafe {
-        make(alloc.max(1) as usize)
-    })
+    guard_value("gpmp_makePolynomial_DUZP", null_mut(), || unsafe { make(alloc.max(1) as usize) })
 }
 
 /// Clears coefs\[0..=lt\], frees coefs and the struct (`free`). NULL is allowed.
@@ -168,10 +158,7 @@ pub unsafe extern "C" fn gpmp_freePolynomial_DUZP(p: *mut DUZP_t) {
 /// # Safety
 /// `a`, `b` are NULL or valid polynomials.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_multiplyPolynomials_DUZP(
-    a: *const DUZP_t,
-    b: *const DUZP_t,
-) -> *mut DUZP_t {
+pub unsafe extern "C" fn gpmp_multiplyPolynomials_DUZP(a: *const DUZP_t, b: *const DUZP_t) -> *mut DUZP_t {
     guard_value("gpmp_multiplyPolynomials_DUZP", null_mut(), || {
         if a.is_null() || b.is_null() {
             return Ok(null_mut());
@@ -215,11 +202,7 @@ pub unsafe extern "C" fn gpmp_multiplyPolynomials_DUZP_inp(a: *const DUZP_t, b: 
 /// # Safety
 /// `a`, `b` are NULL or valid polynomials; `c` is NULL or points to NULL or a valid polynomial.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_multiplyPolynomialsPreAlloc_DUZP(
-    a: *const DUZP_t,
-    b: *const DUZP_t,
-    c: *mut *mut DUZP_t,
-) {
+pub unsafe extern "C" fn gpmp_multiplyPolynomialsPreAlloc_DUZP(a: *const DUZP_t, b: *const DUZP_t, c: *mut *mut DUZP_t) {
     guard("gpmp_multiplyPolynomialsPreAlloc_DUZP", || {
         if c.is_null() || ((a.is_null() || b.is_null()) && (*c).is_null()) {
             return Ok(());

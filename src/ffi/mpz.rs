@@ -37,21 +37,14 @@ pub(crate) unsafe fn view<'a>(z: *const mpz_t) -> IntRef<'a> {
     if n == 0 {
         return IntRef::ZERO;
     }
-    IntRef {
-        neg: z.size < 0,
-        mag: std::slice::from_raw_parts(z.d.as_ptr(), n),
-    }
+    IntRef { neg: z.size < 0, mag: std::slice::from_raw_parts(z.d.as_ptr(), n) }
 }
 
 /// Views of `len` consecutive `mpz_t` (an `mpz_t *` array). NULL is allowed only with len 0.
 ///
 /// # Safety
 /// `p` points to `len` initialised `mpz_t` (see [`view`]).
-pub(crate) unsafe fn views_of_array<'a>(
-    p: *const mpz_t,
-    len: usize,
-    what: &str,
-) -> Result<Vec<IntRef<'a>>> {
+pub(crate) unsafe fn views_of_array<'a>(p: *const mpz_t, len: usize, what: &str) -> Result<Vec<IntRef<'a>>> {
     if len == 0 {
         return Ok(Vec::new());
     }
@@ -66,11 +59,7 @@ pub(crate) unsafe fn views_of_array<'a>(
 ///
 /// # Safety
 /// `p` points to `len` pointers, each to an initialised `mpz_t` (see [`view`]).
-pub(crate) unsafe fn views_of_ptrs<'a>(
-    p: *const mpz_srcptr,
-    len: usize,
-    what: &str,
-) -> Result<Vec<IntRef<'a>>> {
+pub(crate) unsafe fn views_of_ptrs<'a>(p: *const mpz_srcptr, len: usize, what: &str) -> Result<Vec<IntRef<'a>>> {
     if len == 0 {
         return Ok(Vec::new());
     }
@@ -92,9 +81,7 @@ pub(crate) unsafe fn views_of_ptrs<'a>(
 
 fn check_len(len: usize, what: &str) -> Result<()> {
     if len > isize::MAX as usize / std::mem::size_of::<mpz_t>() {
-        return Err(Error::SizeTooLarge(format!(
-            "{what}: length {len} is too large"
-        )));
+        return Err(Error::SizeTooLarge(format!("{what}: length {len} is too large")));
     }
     Ok(())
 }
@@ -102,21 +89,11 @@ fn check_len(len: usize, what: &str) -> Result<()> {
 /// The slots of an `mpz_t *` array (NULL slots when the array is NULL, for [`check_slots`]).
 pub(crate) fn array_slots(h: *mut mpz_t) -> impl Fn(usize) -> *mut mpz_t + Sync {
     let h = SendPtr(h);
-    move |i| {
-        if h.get().is_null() {
-            std::ptr::null_mut()
-        } else {
-            unsafe { h.get().add(i) }
-        }
-    }
+    move |i| if h.get().is_null() { std::ptr::null_mut() } else { unsafe { h.get().add(i) } }
 }
 
 /// Checks that the `len` output slots of `out` (given by `slot`) are non-NULL.
-pub(crate) fn check_slots(
-    len: usize,
-    what: &str,
-    slot: &impl Fn(usize) -> *mut mpz_t,
-) -> Result<()> {
+pub(crate) fn check_slots(len: usize, what: &str, slot: &impl Fn(usize) -> *mut mpz_t) -> Result<()> {
     check_len(len, what)?;
     for i in 0..len {
         if slot(i).is_null() {
@@ -130,10 +107,7 @@ pub(crate) fn check_slots(
 ///
 /// # Safety
 /// As [`write_ints`].
-pub(crate) unsafe fn write_slab(
-    h: &ZSlab,
-    slot: impl Fn(usize) -> *mut mpz_t + Sync,
-) -> Result<()> {
+pub(crate) unsafe fn write_slab(h: &ZSlab, slot: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
     write_ints(h.len(), |i| h.get(i), slot)
 }
 
@@ -141,10 +115,7 @@ pub(crate) unsafe fn write_slab(
 ///
 /// # Safety
 /// As [`write_ints`].
-pub(crate) unsafe fn write_list(
-    h: &ZList,
-    slot: impl Fn(usize) -> *mut mpz_t + Sync,
-) -> Result<()> {
+pub(crate) unsafe fn write_list(h: &ZList, slot: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
     write_ints(h.len(), |i| h.get(i), slot)
 }
 
@@ -175,19 +146,17 @@ pub(crate) unsafe fn write_ints<'a>(
     }
     // Pass 2 (parallel, in gpmp's pool): copy limbs, set sizes.
     let (get, slot) = (&get, &slot);
-    crate::runtime::install(|| {
-        (0..len).into_par_iter().with_min_len(1024).for_each(|i| {
-            let v = get(i);
-            let z = slot(i);
-            // SAFETY: distinct mpz per i, capacity ensured in pass 1.
-            unsafe {
-                if !v.mag.is_empty() {
-                    std::ptr::copy_nonoverlapping(v.mag.as_ptr(), (*z).d.as_ptr(), v.mag.len());
-                }
-                let n = v.mag.len() as i32;
-                (*z).size = if v.neg { -n } else { n };
+    crate::runtime::install(|| (0..len).into_par_iter().with_min_len(1024).for_each(|i| {
+        let v = get(i);
+        let z = slot(i);
+        // SAFETY: distinct mpz per i, capacity ensured in pass 1.
+        unsafe {
+            if !v.mag.is_empty() {
+                std::ptr::copy_nonoverlapping(v.mag.as_ptr(), (*z).d.as_ptr(), v.mag.len());
             }
-        })
-    });
+            let n = v.mag.len() as i32;
+            (*z).size = if v.neg { -n } else { n };
+        }
+    }));
     Ok(())
 }

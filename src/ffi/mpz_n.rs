@@ -1,10 +1,7 @@
 //! `gpmp_mpz_*_n` (element-wise over `mpz_t` arrays, plain and modulo one shared m > 1) and
 //! `gpmp_mpz_mul` / `gpmp_mpz_sqr` (one big product by `int::mul_mag`).
+use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, view, views_of_array, write_ints, write_list};
 use super::gpmp_status;
-use super::mpz::{
-    array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, view, views_of_array, write_ints,
-    write_list,
-};
 use super::status::guard;
 use crate::int::{batch, mul_mag, IntRef, ZList};
 use crate::{invalid, runtime, Result};
@@ -30,10 +27,7 @@ unsafe fn elementwise(
     op: impl FnOnce(&[Vec<IntRef>]) -> Result<ZList> + Send,
 ) -> gpmp_status {
     guard(name, || {
-        let views = inputs
-            .iter()
-            .map(|&(p, what)| views_of_array(p, n, what))
-            .collect::<Result<Vec<_>>>()?;
+        let views = inputs.iter().map(|&(p, what)| views_of_array(p, n, what)).collect::<Result<Vec<_>>>()?;
         let out = array_slots(r);
         check_slots(n, "r", &out)?;
         let h = runtime::install(|| op(&views))?;
@@ -47,15 +41,8 @@ unsafe fn elementwise(
 /// # Safety
 /// r, a, b point to n initialised `mpz_t` each (may be NULL when n = 0).
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_mpz_add_n(
-    r: *mut mpz_t,
-    a: *const mpz_t,
-    b: *const mpz_t,
-    n: usize,
-) -> gpmp_status {
-    elementwise("gpmp_mpz_add_n", r, &[(a, "a"), (b, "b")], n, |v| {
-        batch::add(&v[0], &v[1])
-    })
+pub unsafe extern "C" fn gpmp_mpz_add_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, n: usize) -> gpmp_status {
+    elementwise("gpmp_mpz_add_n", r, &[(a, "a"), (b, "b")], n, |v| batch::add(&v[0], &v[1]))
 }
 
 /// r\[i\] = a\[i\] − b\[i\].
@@ -63,15 +50,8 @@ pub unsafe extern "C" fn gpmp_mpz_add_n(
 /// # Safety
 /// As `gpmp_mpz_add_n`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_mpz_sub_n(
-    r: *mut mpz_t,
-    a: *const mpz_t,
-    b: *const mpz_t,
-    n: usize,
-) -> gpmp_status {
-    elementwise("gpmp_mpz_sub_n", r, &[(a, "a"), (b, "b")], n, |v| {
-        batch::sub(&v[0], &v[1])
-    })
+pub unsafe extern "C" fn gpmp_mpz_sub_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, n: usize) -> gpmp_status {
+    elementwise("gpmp_mpz_sub_n", r, &[(a, "a"), (b, "b")], n, |v| batch::sub(&v[0], &v[1]))
 }
 
 /// r\[i\] = a\[i\]·b\[i\].
@@ -79,15 +59,8 @@ pub unsafe extern "C" fn gpmp_mpz_sub_n(
 /// # Safety
 /// As `gpmp_mpz_add_n`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_mpz_mul_n(
-    r: *mut mpz_t,
-    a: *const mpz_t,
-    b: *const mpz_t,
-    n: usize,
-) -> gpmp_status {
-    elementwise("gpmp_mpz_mul_n", r, &[(a, "a"), (b, "b")], n, |v| {
-        batch::mul(&v[0], &v[1])
-    })
+pub unsafe extern "C" fn gpmp_mpz_mul_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, n: usize) -> gpmp_status {
+    elementwise("gpmp_mpz_mul_n", r, &[(a, "a"), (b, "b")], n, |v| batch::mul(&v[0], &v[1]))
 }
 
 /// r\[i\] += a\[i\]·b\[i\].
@@ -95,19 +68,8 @@ pub unsafe extern "C" fn gpmp_mpz_mul_n(
 /// # Safety
 /// As `gpmp_mpz_add_n`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_mpz_addmul_n(
-    r: *mut mpz_t,
-    a: *const mpz_t,
-    b: *const mpz_t,
-    n: usize,
-) -> gpmp_status {
-    elementwise(
-        "gpmp_mpz_addmul_n",
-        r,
-        &[(r, "r"), (a, "a"), (b, "b")],
-        n,
-        |v| batch::addmul(&v[0], &v[1], &v[2]),
-    )
+pub unsafe extern "C" fn gpmp_mpz_addmul_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, n: usize) -> gpmp_status {
+    elementwise("gpmp_mpz_addmul_n", r, &[(r, "r"), (a, "a"), (b, "b")], n, |v| batch::addmul(&v[0], &v[1], &v[2]))
 }
 
 /// r\[i\] = (a\[i\] + b\[i\]) mod m ∈ \[0, m), m > 1 (else `GPMP_INVALID_ARGUMENT`).
@@ -115,17 +77,9 @@ pub unsafe extern "C" fn gpmp_mpz_addmul_n(
 /// # Safety
 /// As `gpmp_mpz_add_n`; m points to an initialised `mpz_t`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_mpz_addmod_n(
-    r: *mut mpz_t,
-    a: *const mpz_t,
-    b: *const mpz_t,
-    m: mpz_srcptr,
-    n: usize,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_mpz_addmod_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, m: mpz_srcptr, n: usize) -> gpmp_status {
     let mv = view_arg(m, "m");
-    elementwise("gpmp_mpz_addmod_n", r, &[(a, "a"), (b, "b")], n, |v| {
-        batch::addmod(&v[0], &v[1], mv?)
-    })
+    elementwise("gpmp_mpz_addmod_n", r, &[(a, "a"), (b, "b")], n, |v| batch::addmod(&v[0], &v[1], mv?))
 }
 
 /// r\[i\] = (a\[i\] − b\[i\]) mod m ∈ \[0, m).
@@ -133,17 +87,9 @@ pub unsafe extern "C" fn gpmp_mpz_addmod_n(
 /// # Safety
 /// As `gpmp_mpz_addmod_n`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_mpz_submod_n(
-    r: *mut mpz_t,
-    a: *const mpz_t,
-    b: *const mpz_t,
-    m: mpz_srcptr,
-    n: usize,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_mpz_submod_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, m: mpz_srcptr, n: usize) -> gpmp_status {
     let mv = view_arg(m, "m");
-    elementwise("gpmp_mpz_submod_n", r, &[(a, "a"), (b, "b")], n, |v| {
-        batch::submod(&v[0], &v[1], mv?)
-    })
+    elementwise("gpmp_mpz_submod_n", r, &[(a, "a"), (b, "b")], n, |v| batch::submod(&v[0], &v[1], mv?))
 }
 
 /// r\[i\] = a\[i\]·b\[i\] mod m ∈ \[0, m).
@@ -151,17 +97,9 @@ pub unsafe extern "C" fn gpmp_mpz_submod_n(
 /// # Safety
 /// As `gpmp_mpz_addmod_n`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_mpz_mulmod_n(
-    r: *mut mpz_t,
-    a: *const mpz_t,
-    b: *const mpz_t,
-    m: mpz_srcptr,
-    n: usize,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_mpz_mulmod_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, m: mpz_srcptr, n: usize) -> gpmp_status {
     let mv = view_arg(m, "m");
-    elementwise("gpmp_mpz_mulmod_n", r, &[(a, "a"), (b, "b")], n, |v| {
-        batch::mulmod(&v[0], &v[1], mv?)
-    })
+    elementwise("gpmp_mpz_mulmod_n", r, &[(a, "a"), (b, "b")], n, |v| batch::mulmod(&v[0], &v[1], mv?))
 }
 
 /// r\[i\] = base\[i\]^exp\[i\] mod m ∈ \[0, m); every exp\[i\] ≥ 0 (else `GPMP_INVALID_ARGUMENT`).
@@ -169,21 +107,9 @@ pub unsafe extern "C" fn gpmp_mpz_mulmod_n(
 /// # Safety
 /// As `gpmp_mpz_addmod_n`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_mpz_powm_n(
-    r: *mut mpz_t,
-    base: *const mpz_t,
-    exp: *const mpz_t,
-    m: mpz_srcptr,
-    n: usize,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_mpz_powm_n(r: *mut mpz_t, base: *const mpz_t, exp: *const mpz_t, m: mpz_srcptr, n: usize) -> gpmp_status {
     let mv = view_arg(m, "m");
-    elementwise(
-        "gpmp_mpz_powm_n",
-        r,
-        &[(base, "base"), (exp, "exp")],
-        n,
-        |v| batch::powm(&v[0], &v[1], mv?),
-    )
+    elementwise("gpmp_mpz_powm_n", r, &[(base, "base"), (exp, "exp")], n, |v| batch::powm(&v[0], &v[1], mv?))
 }
 
 /// r = a·b by `int::mul_mag` (GMP below its crossover, a multi-threaded product above). r may be a
@@ -193,9 +119,7 @@ pub unsafe extern "C" fn gpmp_mpz_powm_n(
 /// r, a, b point to initialised `mpz_t`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_mul(r: mpz_ptr, a: mpz_srcptr, b: mpz_srcptr) -> gpmp_status {
-    guard("gpmp_mpz_mul", || {
-        product(r, view_arg(a, "a")?, view_arg(b, "b")?)
-    })
+    guard("gpmp_mpz_mul", || product(r, view_arg(a, "a")?, view_arg(b, "b")?))
 }
 
 /// r = a².

@@ -1,10 +1,7 @@
 //! `gpmp_poly_mul*`: dense Z\[x\] multiplication over `mpz_t` arrays and arrays of pointers.
-use super::gpmp_status;
-use super::mpz::{
-    array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, views_of_array, views_of_ptrs,
-    write_slab, SendPtr,
-};
+use super::mpz::{array_slots, check_slots, views_of_array, views_of_ptrs, write_slab, mpz_ptr, mpz_srcptr, mpz_t, SendPtr};
 use super::status::guard;
+use super::gpmp_status;
 use crate::int::IntRef;
 use crate::zpoly::{self, Alg};
 use crate::{invalid, runtime, Result};
@@ -55,21 +52,8 @@ fn mul_into(
 /// # Safety
 /// Arrays as described, initialised by the caller.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_poly_mul(
-    h: *mut mpz_t,
-    f: *const mpz_t,
-    flen: usize,
-    g: *const mpz_t,
-    glen: usize,
-) -> gpmp_status {
-    gpmp_poly_mul_alg(
-        h,
-        f,
-        flen,
-        g,
-        glen,
-        RawMulAlg(gpmp_mul_alg::GPMP_MUL_AUTO as c_int),
-    )
+pub unsafe extern "C" fn gpmp_poly_mul(h: *mut mpz_t, f: *const mpz_t, flen: usize, g: *const mpz_t, glen: usize) -> gpmp_status {
+    gpmp_poly_mul_alg(h, f, flen, g, glen, RawMulAlg(gpmp_mul_alg::GPMP_MUL_AUTO as c_int))
 }
 
 /// As `gpmp_poly_mul` with a chosen algorithm.
@@ -89,13 +73,7 @@ pub unsafe extern "C" fn gpmp_poly_mul_alg(
         let Some(alg) = Alg::from_raw(alg.0 as i64) else {
             return invalid!("unknown multiplication algorithm {}", alg.0);
         };
-        mul_into(
-            "gpmp_poly_mul",
-            &array_slots(h),
-            views_of_array(f, flen, "f"),
-            views_of_array(g, glen, "g"),
-            alg,
-        )
+        mul_into("gpmp_poly_mul", &array_slots(h), views_of_array(f, flen, "f"), views_of_array(g, glen, "g"), alg)
     })
 }
 
@@ -133,19 +111,7 @@ pub unsafe extern "C" fn gpmp_poly_mul_ptr(
 ) -> gpmp_status {
     guard("gpmp_poly_mul_ptr", || {
         let hp = SendPtr(h);
-        let slots = move |i: usize| {
-            if hp.get().is_null() {
-                std::ptr::null_mut()
-            } else {
-                unsafe { *hp.get().add(i) }
-            }
-        };
-        mul_into(
-            "gpmp_poly_mul_ptr",
-            &slots,
-            views_of_ptrs(f, flen, "f"),
-            views_of_ptrs(g, glen, "g"),
-            Alg::Auto,
-        )
+        let slots = move |i: usize| if hp.get().is_null() { std::ptr::null_mut() } else { unsafe { *hp.get().add(i) } };
+        mul_into("gpmp_poly_mul_ptr", &slots, views_of_ptrs(f, flen, "f"), views_of_ptrs(g, glen, "g"), Alg::Auto)
     })
 }

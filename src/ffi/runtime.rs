@@ -1,8 +1,8 @@
 //! Version, error strings, thread count and backend.
-use super::gpmp_status;
 use super::status::{guard, guard_value, last_error_ptr};
-use crate::invalid;
+use super::gpmp_status;
 use crate::runtime::{self, Backend};
+use crate::invalid;
 use std::ffi::{c_char, c_int};
 
 /// Where the heavy work runs (`GPMP_BACKEND=auto|cpu|gpu` is the default).
@@ -64,9 +64,7 @@ pub extern "C" fn gpmp_set_num_threads(n: c_int) -> gpmp_status {
 /// The number of worker threads in use.
 #[no_mangle]
 pub extern "C" fn gpmp_get_num_threads() -> c_int {
-    guard_value("gpmp_get_num_threads", 1, || {
-        Ok(runtime::num_threads() as c_int)
-    })
+    guard_value("gpmp_get_num_threads", 1, || Ok(runtime::num_threads() as c_int))
 }
 
 /// Chooses the backend; `GPMP_BACKEND_GPU` without a usable GPU returns `GPMP_NO_CUDA_DEVICE`.

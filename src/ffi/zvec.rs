@@ -2,9 +2,9 @@
 //! element-wise operations without conversions (word-major layout, see `int::ZVec`; CPU memory until
 //! the GPU backend mirrors it on the device). Every operation that would not fit its destination
 //! returns `GPMP_SIZE_TOO_LARGE` and changes nothing; r may be a or b.
-use super::gpmp_status;
 use super::mpz::{array_slots, check_slots, mpz_srcptr, mpz_t, views_of_array, write_list};
 use super::mpz_n::view_arg;
+use super::gpmp_status;
 use super::status::{guard, guard_value};
 use crate::int::{ZList, ZVec};
 use crate::{invalid, runtime, Result};
@@ -47,11 +47,7 @@ unsafe fn zvec<'a>(v: *const gpmp_zvec, what: &str) -> Result<&'a ZVec> {
 /// # Safety
 /// v from `gpmp_zvec_new`; a points to n initialised `mpz_t`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_zvec_set_mpz(
-    v: *mut gpmp_zvec,
-    a: *const mpz_t,
-    n: usize,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_zvec_set_mpz(v: *mut gpmp_zvec, a: *const mpz_t, n: usize) -> gpmp_status {
     guard("gpmp_zvec_set_mpz", || {
         zvec(v, "v")?;
         let a = views_of_array(a, n, "a")?;
@@ -65,11 +61,7 @@ pub unsafe extern "C" fn gpmp_zvec_set_mpz(
 /// # Safety
 /// v from `gpmp_zvec_new`; a points to n initialised `mpz_t`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_zvec_get_mpz(
-    a: *mut mpz_t,
-    v: *const gpmp_zvec,
-    n: usize,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_zvec_get_mpz(a: *mut mpz_t, v: *const gpmp_zvec, n: usize) -> gpmp_status {
     guard("gpmp_zvec_get_mpz", || {
         let v = zvec(v, "v")?;
         if n != v.len() {
@@ -109,11 +101,7 @@ unsafe fn binary(
 /// # Safety
 /// r, a, b from `gpmp_zvec_new` (possibly the same).
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_zvec_add(
-    r: *mut gpmp_zvec,
-    a: *const gpmp_zvec,
-    b: *const gpmp_zvec,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_zvec_add(r: *mut gpmp_zvec, a: *const gpmp_zvec, b: *const gpmp_zvec) -> gpmp_status {
     binary("gpmp_zvec_add", r, a, b, |a, b, _| ZVec::add(a, b))
 }
 
@@ -122,11 +110,7 @@ pub unsafe extern "C" fn gpmp_zvec_add(
 /// # Safety
 /// As `gpmp_zvec_add`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_zvec_sub(
-    r: *mut gpmp_zvec,
-    a: *const gpmp_zvec,
-    b: *const gpmp_zvec,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_zvec_sub(r: *mut gpmp_zvec, a: *const gpmp_zvec, b: *const gpmp_zvec) -> gpmp_status {
     binary("gpmp_zvec_sub", r, a, b, |a, b, _| ZVec::sub(a, b))
 }
 
@@ -135,11 +119,7 @@ pub unsafe extern "C" fn gpmp_zvec_sub(
 /// # Safety
 /// As `gpmp_zvec_add`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_zvec_mul(
-    r: *mut gpmp_zvec,
-    a: *const gpmp_zvec,
-    b: *const gpmp_zvec,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_zvec_mul(r: *mut gpmp_zvec, a: *const gpmp_zvec, b: *const gpmp_zvec) -> gpmp_status {
     binary("gpmp_zvec_mul", r, a, b, ZVec::mul)
 }
 
@@ -148,16 +128,9 @@ pub unsafe extern "C" fn gpmp_zvec_mul(
 /// # Safety
 /// As `gpmp_zvec_add`; m points to an initialised `mpz_t`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_zvec_mulmod(
-    r: *mut gpmp_zvec,
-    a: *const gpmp_zvec,
-    b: *const gpmp_zvec,
-    m: mpz_srcptr,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_zvec_mulmod(r: *mut gpmp_zvec, a: *const gpmp_zvec, b: *const gpmp_zvec, m: mpz_srcptr) -> gpmp_status {
     let mv = view_arg(m, "m");
-    binary("gpmp_zvec_mulmod", r, a, b, |a, b, _| {
-        ZVec::mulmod(a, b, mv?)
-    })
+    binary("gpmp_zvec_mulmod", r, a, b, |a, b, _| ZVec::mulmod(a, b, mv?))
 }
 
 /// r = base^exp mod m element-wise, m > 1, exp ≥ 0.
@@ -165,14 +138,7 @@ pub unsafe extern "C" fn gpmp_zvec_mulmod(
 /// # Safety
 /// As `gpmp_zvec_mulmod`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_zvec_powm(
-    r: *mut gpmp_zvec,
-    base: *const gpmp_zvec,
-    exp: *const gpmp_zvec,
-    m: mpz_srcptr,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_zvec_powm(r: *mut gpmp_zvec, base: *const gpmp_zvec, exp: *const gpmp_zvec, m: mpz_srcptr) -> gpmp_status {
     let mv = view_arg(m, "m");
-    binary("gpmp_zvec_powm", r, base, exp, |a, b, _| {
-        ZVec::powm(a, b, mv?)
-    })
+    binary("gpmp_zvec_powm", r, base, exp, |a, b, _| ZVec::powm(a, b, mv?))
 }

@@ -26,8 +26,7 @@ struct Scratch {
 /// `v` resized to `n` zero limbs (fallible).
 fn zeroed(v: &mut Vec<u64>, n: usize) -> Result<&mut [u64]> {
     v.clear();
-    v.try_reserve(n)
-        .map_err(|_| Error::OutOfMemory(format!("cannot allocate {n} limbs")))?;
+    v.try_reserve(n).map_err(|_| Error::OutOfMemory(format!("cannot allocate {n} limbs")))?;
     v.resize(n, 0);
     Ok(v)
 }
@@ -56,13 +55,13 @@ fn run(
     f: impl Fn(usize, &mut [u64], &mut Scratch) -> Result<bool> + Sync,
 ) -> Result<ZList> {
     let mut out = ZList::zeros((0..n).map(cap))?;
-    out.par_rows_mut()?
-        .enumerate()
-        .with_min_len(grain)
-        .try_for_each_init(Scratch::default, |s, (i, (slot, sign))| {
+    out.par_rows_mut()?.enumerate().with_min_len(grain).try_for_each_init(
+        Scratch::default,
+        |s, (i, (slot, sign))| {
             *sign = f(i, slot, s)?;
             Ok(())
-        })?;
+        },
+    )?;
     Ok(out)
 }
 
@@ -77,11 +76,7 @@ fn cmp_mag(x: &[u64], y: &[u64]) -> Ordering {
 
 /// out ← x + y; out (zeroed) has at least max(|x|, |y|) + 1 limbs. Returns the sign.
 fn add_into(out: &mut [u64], x: IntRef, y: IntRef) -> bool {
-    let (x, y) = if x.mag.len() >= y.mag.len() {
-        (x, y)
-    } else {
-        (y, x)
-    };
+    let (x, y) = if x.mag.len() >= y.mag.len() { (x, y) } else { (y, x) };
     let (xl, yl) = (x.mag.len(), y.mag.len());
     if yl == 0 {
         out[..xl].copy_from_slice(x.mag);
@@ -90,13 +85,7 @@ fn add_into(out: &mut [u64], x: IntRef, y: IntRef) -> bool {
     // SAFETY: out has ≥ xl + 1 limbs and does not overlap x, y; xl ≥ yl ≥ 1.
     unsafe {
         if x.neg == y.neg {
-            out[xl] = gmp::mpn_add(
-                out.as_mut_ptr(),
-                x.mag.as_ptr(),
-                xl as _,
-                y.mag.as_ptr(),
-                yl as _,
-            );
+            out[xl] = gmp::mpn_add(out.as_mut_ptr(), x.mag.as_ptr(), xl as _, y.mag.as_ptr(), yl as _);
             return x.neg;
         }
         let (big, small) = match cmp_mag(x.mag, y.mag) {
@@ -105,13 +94,7 @@ fn add_into(out: &mut [u64], x: IntRef, y: IntRef) -> bool {
             Ordering::Less => (y, x),
         };
         let (bl, sl) = (big.mag.len(), small.mag.len());
-        gmp::mpn_sub(
-            out.as_mut_ptr(),
-            big.mag.as_ptr(),
-            bl as _,
-            small.mag.as_ptr(),
-            sl as _,
-        );
+        gmp::mpn_sub(out.as_mut_ptr(), big.mag.as_ptr(), bl as _, small.mag.as_ptr(), sl as _);
         big.neg
     }
 }
@@ -121,23 +104,13 @@ fn mul_into(out: &mut [u64], x: IntRef, y: IntRef) -> bool {
     if x.is_zero() || y.is_zero() {
         return false;
     }
-    let (a, b) = if x.mag.len() >= y.mag.len() {
-        (x.mag, y.mag)
-    } else {
-        (y.mag, x.mag)
-    };
+    let (a, b) = if x.mag.len() >= y.mag.len() { (x.mag, y.mag) } else { (y.mag, x.mag) };
     // SAFETY: out has ≥ la + lb limbs, no overlap with a, b; la ≥ lb ≥ 1.
     unsafe {
         if std::ptr::eq(a, b) {
             gmp::mpn_sqr(out.as_mut_ptr(), a.as_ptr(), a.len() as _);
         } else {
-            gmp::mpn_mul(
-                out.as_mut_ptr(),
-                a.as_ptr(),
-                a.len() as _,
-                b.as_ptr(),
-                b.len() as _,
-            );
+            gmp::mpn_mul(out.as_mut_ptr(), a.as_ptr(), a.len() as _, b.as_ptr(), b.len() as _);
         }
     }
     x.neg != y.neg
@@ -153,17 +126,7 @@ fn reduce_into(out: &mut [u64], neg: bool, t: &[u64], m: &[u64], q: &mut Vec<u64
     } else {
         let q = zeroed(q, t.len() - ml + 1)?;
         // SAFETY: q has tl − ml + 1 limbs, out ml; no overlap; m's top limb is nonzero.
-        unsafe {
-            gmp::mpn_tdiv_qr(
-                q.as_mut_ptr(),
-                out.as_mut_ptr(),
-                0,
-                t.as_ptr(),
-                t.len() as _,
-                m.as_ptr(),
-                ml as _,
-            )
-        };
+        unsafe { gmp::mpn_tdiv_qr(q.as_mut_ptr(), out.as_mut_ptr(), 0, t.as_ptr(), t.len() as _, m.as_ptr(), ml as _) };
     }
     if neg && out.iter().any(|&l| l != 0) {
         // SAFETY: out and m have ml limbs; GMP allows rp == s2p; |t| mod m < m so no borrow.
@@ -175,34 +138,19 @@ fn reduce_into(out: &mut [u64], neg: bool, t: &[u64], m: &[u64], q: &mut Vec<u64
 /// r\[i\] = a\[i\] + b\[i\].
 pub fn add(a: &[IntRef], b: &[IntRef]) -> Result<ZList> {
     let n = check_lens("add", &[a.len(), b.len()])?;
-    run(
-        n,
-        GRAIN,
-        |i| a[i].mag.len().max(b[i].mag.len()) + 1,
-        |i, o, _| Ok(add_into(o, a[i], b[i])),
-    )
+    run(n, GRAIN, |i| a[i].mag.len().max(b[i].mag.len()) + 1, |i, o, _| Ok(add_into(o, a[i], b[i])))
 }
 
 /// r\[i\] = a\[i\] − b\[i\].
 pub fn sub(a: &[IntRef], b: &[IntRef]) -> Result<ZList> {
     let n = check_lens("sub", &[a.len(), b.len()])?;
-    run(
-        n,
-        GRAIN,
-        |i| a[i].mag.len().max(b[i].mag.len()) + 1,
-        |i, o, _| Ok(add_into(o, a[i], neg(b[i]))),
-    )
+    run(n, GRAIN, |i| a[i].mag.len().max(b[i].mag.len()) + 1, |i, o, _| Ok(add_into(o, a[i], neg(b[i]))))
 }
 
 /// r\[i\] = a\[i\]·b\[i\].
 pub fn mul(a: &[IntRef], b: &[IntRef]) -> Result<ZList> {
     let n = check_lens("mul", &[a.len(), b.len()])?;
-    run(
-        n,
-        GRAIN,
-        |i| a[i].mag.len() + b[i].mag.len(),
-        |i, o, _| Ok(mul_into(o, a[i], b[i])),
-    )
+    run(n, GRAIN, |i| a[i].mag.len() + b[i].mag.len(), |i, o, _| Ok(mul_into(o, a[i], b[i])))
 }
 
 /// r\[i\] = c\[i\] + a\[i\]·b\[i\].
@@ -221,10 +169,7 @@ pub fn addmul(c: &[IntRef], a: &[IntRef], b: &[IntRef]) -> Result<ZList> {
 }
 
 fn neg(x: IntRef) -> IntRef {
-    IntRef {
-        neg: !x.neg && !x.is_zero(),
-        mag: x.mag,
-    }
+    IntRef { neg: !x.neg && !x.is_zero(), mag: x.mag }
 }
 
 /// r\[i\] = (a\[i\] + b\[i\]) mod m.
@@ -285,10 +230,7 @@ pub fn powm(base: &[IntRef], exp: &[IntRef], m: IntRef) -> Result<ZList> {
         POWM_GRAIN,
         |_| mag.len(),
         |i, o, s| {
-            let (b, e) = (
-                MpzView::new(base[i].neg, base[i].mag),
-                MpzView::new(false, exp[i].mag),
-            );
+            let (b, e) = (MpzView::new(base[i].neg, base[i].mag), MpzView::new(false, exp[i].mag));
             // SAFETY: s.z is an owned initialised mpz; the views are read-only sources; m > 1.
             unsafe { gmp::mpz_powm(s.z.as_mut_ptr(), b.as_ptr(), e.as_ptr(), mv.as_ptr()) };
             let r = s.z.mag();
@@ -333,11 +275,7 @@ mod tests {
             let mut w = Z::new();
             want(i, &mut w);
             let got = r.get(i);
-            assert_eq!(
-                (got.neg, got.mag.to_vec()),
-                w.to_coef(),
-                "{what}: element {i}"
-            );
+            assert_eq!((got.neg, got.mag.to_vec()), w.to_coef(), "{what}: element {i}");
         }
     }
 
@@ -371,25 +309,14 @@ mod tests {
     fn plain_ops_match_gmp() {
         let mut rng = Rng(5);
         for n in [0, 1, 2, 300, 700] {
-            let (a, b, c) = (
-                batch(&mut rng, n, 8192, &[]),
-                batch(&mut rng, n, 8192, &[]),
-                batch(&mut rng, n, 8192, &[]),
-            );
+            let (a, b, c) =
+                (batch(&mut rng, n, 8192, &[]), batch(&mut rng, n, 8192, &[]), batch(&mut rng, n, 8192, &[]));
             let (a, b, c) = (views(&a), views(&b), views(&c));
-            check("add", &add(&a, &b).unwrap(), |i, w| {
-                oracle2(gmp::mpz_add, a[i], b[i], w)
-            });
-            check("sub", &sub(&a, &b).unwrap(), |i, w| {
-                oracle2(gmp::mpz_sub, a[i], b[i], w)
-            });
+            check("add", &add(&a, &b).unwrap(), |i, w| oracle2(gmp::mpz_add, a[i], b[i], w));
+            check("sub", &sub(&a, &b).unwrap(), |i, w| oracle2(gmp::mpz_sub, a[i], b[i], w));
             check("sub self", &sub(&a, &a).unwrap(), |_, _| {});
-            check("mul", &mul(&a, &b).unwrap(), |i, w| {
-                oracle2(gmp::mpz_mul, a[i], b[i], w)
-            });
-            check("sqr", &mul(&a, &a).unwrap(), |i, w| {
-                oracle2(gmp::mpz_mul, a[i], a[i], w)
-            });
+            check("mul", &mul(&a, &b).unwrap(), |i, w| oracle2(gmp::mpz_mul, a[i], b[i], w));
+            check("sqr", &mul(&a, &a).unwrap(), |i, w| oracle2(gmp::mpz_mul, a[i], a[i], w));
             check("addmul", &addmul(&c, &a, &b).unwrap(), |i, w| {
                 *w = from(c[i]);
                 let (x, y) = (from(a[i]), from(b[i]));
@@ -408,17 +335,9 @@ mod tests {
             unsafe { gmp::mpz_sub_ui(&mut m1.0, &m1.0, 1) };
             let mut neg_m1 = from(mv);
             unsafe { gmp::mpz_neg(&mut neg_m1.0, &m1.0) };
-            let edges = [
-                m1.to_coef(),
-                neg_m1.to_coef(),
-                m.clone(),
-                (true, m.1.clone()),
-            ];
+            let edges = [m1.to_coef(), neg_m1.to_coef(), m.clone(), (true, m.1.clone())];
             let n = 200;
-            let (a, b) = (
-                batch(&mut rng, n, 8192, &edges),
-                batch(&mut rng, n, 8192, &edges[1..]),
-            );
+            let (a, b) = (batch(&mut rng, n, 8192, &edges), batch(&mut rng, n, 8192, &edges[1..]));
             let (a, b) = (views(&a), views(&b));
             let reduce = |w: &mut Z| unsafe { gmp::mpz_mod(&mut w.0, &w.0, &from(mv).0) };
             check("addmod", &addmod(&a, &b, mv).unwrap(), |i, w| {
@@ -438,12 +357,7 @@ mod tests {
                 reduce(w)
             });
             // powm against square-and-multiply with mpz_mul/mpz_mod; exponents up to 300 bits.
-            let mut e = batch(
-                &mut rng,
-                40,
-                300,
-                &[(false, vec![]), (false, vec![1]), m1.to_coef()],
-            );
+            let mut e = batch(&mut rng, 40, 300, &[(false, vec![]), (false, vec![1]), m1.to_coef()]);
             e.iter_mut().for_each(|c| c.0 = false);
             let ev = views(&e);
             let base = &a[..40];
@@ -469,24 +383,13 @@ mod tests {
     #[test]
     fn bad_moduli_and_exponents_are_rejected() {
         let a = [IntRef::new(false, &[5])];
-        for m in [
-            IntRef::ZERO,
-            IntRef::new(false, &[1]),
-            IntRef::new(true, &[7]),
-            IntRef::new(true, &[1]),
-        ] {
+        for m in [IntRef::ZERO, IntRef::new(false, &[1]), IntRef::new(true, &[7]), IntRef::new(true, &[1])] {
             assert!(matches!(addmod(&a, &a, m), Err(Error::InvalidArgument(_))));
-            assert!(matches!(
-                submod(&[], &[], m),
-                Err(Error::InvalidArgument(_))
-            ));
+            assert!(matches!(submod(&[], &[], m), Err(Error::InvalidArgument(_))));
             assert!(matches!(mulmod(&a, &a, m), Err(Error::InvalidArgument(_))));
             assert!(matches!(powm(&a, &a, m), Err(Error::InvalidArgument(_))));
         }
         let e = [IntRef::new(true, &[3])];
-        assert!(matches!(
-            powm(&a, &e, IntRef::new(false, &[7])),
-            Err(Error::InvalidArgument(_))
-        ));
+        assert!(matches!(powm(&a, &e, IntRef::new(false, &[7])), Err(Error::InvalidArgument(_))));
     }
 }

@@ -25,23 +25,16 @@ impl ZList {
         }
         let total = *off.last().unwrap_or(&0);
         let len = off.len() - 1;
-        Ok(ZList {
-            off,
-            mag: try_zeroed(total)?,
-            neg: try_zeroed(len)?,
-        })
+        Ok(ZList { off, mag: try_zeroed(total)?, neg: try_zeroed(len)? })
     }
 
     /// The list of the given integers (one exact slot each).
     pub fn from_ints(x: &[IntRef]) -> Result<Self> {
         let mut l = ZList::zeros(x.iter().map(|v| v.mag.len()))?;
-        l.par_rows_mut()?
-            .zip(x.par_iter())
-            .with_min_len(1024)
-            .for_each(|((m, s), v)| {
-                m.copy_from_slice(v.mag);
-                *s = v.neg;
-            });
+        l.par_rows_mut()?.zip(x.par_iter()).with_min_len(1024).for_each(|((m, s), v)| {
+            m.copy_from_slice(v.mag);
+            *s = v.neg;
+        });
         Ok(l)
     }
 
@@ -64,13 +57,10 @@ impl ZList {
     }
 
     /// Parallel iterator over the (slot, sign) of every element, in order.
-    pub fn par_rows_mut(
-        &mut self,
-    ) -> Result<impl IndexedParallelIterator<Item = (&mut [u64], &mut bool)>> {
+    pub fn par_rows_mut(&mut self) -> Result<impl IndexedParallelIterator<Item = (&mut [u64], &mut bool)>> {
         let mut rows = Vec::new();
-        rows.try_reserve_exact(self.len()).map_err(|_| {
-            Error::OutOfMemory(format!("cannot allocate {} row pointers", self.len()))
-        })?;
+        rows.try_reserve_exact(self.len())
+            .map_err(|_| Error::OutOfMemory(format!("cannot allocate {} row pointers", self.len())))?;
         let mut rest = &mut self.mag[..];
         for w in self.off.windows(2) {
             let (row, tail) = rest.split_at_mut(w[1] - w[0]);

@@ -20,11 +20,11 @@ mod slab;
 mod zvec;
 
 pub use alloc::try_zeroed;
-pub use list::ZList;
 pub use mpz::{Mpz, MpzView};
 pub use mul::mul_mag;
 pub use pack::{pack_signed, unpack_signed};
 pub use shifted_sum::sum_shifted;
+pub use list::ZList;
 pub use slab::{negate_in_place, ZSlab};
 pub use zvec::ZVec;
 
@@ -43,17 +43,11 @@ impl<'a> IntRef<'a> {
     /// The integer of the given sign and magnitude; high zero limbs are dropped, −0 becomes 0.
     pub fn new(neg: bool, mag: &'a [u64]) -> Self {
         let mag = normalized(mag);
-        IntRef {
-            neg: neg && !mag.is_empty(),
-            mag,
-        }
+        IntRef { neg: neg && !mag.is_empty(), mag }
     }
 
     /// Zero.
-    pub const ZERO: IntRef<'static> = IntRef {
-        neg: false,
-        mag: &[],
-    };
+    pub const ZERO: IntRef<'static> = IntRef { neg: false, mag: &[] };
 
     pub fn is_zero(&self) -> bool {
         self.mag.is_empty()

@@ -40,9 +40,7 @@ impl Mpz {
     /// Magnitude limbs (no high zero limb).
     pub fn mag(&self) -> &[u64] {
         // SAFETY: d holds |size| initialised limbs while self lives.
-        unsafe {
-            std::slice::from_raw_parts(self.0.d.as_ptr(), self.0.size.unsigned_abs() as usize)
-        }
+        unsafe { std::slice::from_raw_parts(self.0.d.as_ptr(), self.0.size.unsigned_abs() as usize) }
     }
 }
 
@@ -72,14 +70,7 @@ impl<'a> MpzView<'a> {
         let mag = super::normalized(mag);
         let n = i32::try_from(mag.len()).expect("MpzView: more than 2^31 limbs");
         let d = NonNull::new(mag.as_ptr() as *mut u64).unwrap_or(NonNull::dangling());
-        MpzView(
-            gmp::mpz_t {
-                alloc: 0,
-                size: if neg { -n } else { n },
-                d,
-            },
-            PhantomData,
-        )
+        MpzView(gmp::mpz_t { alloc: 0, size: if neg { -n } else { n }, d }, PhantomData)
     }
 
     pub fn as_ptr(&self) -> *const gmp::mpz_t {

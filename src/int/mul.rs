@@ -17,13 +17,7 @@ pub fn mul_mag(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
         if std::ptr::eq(x, y) {
             gmp::mpn_sqr(r.as_mut_ptr(), x.as_ptr(), x.len() as _);
         } else {
-            gmp::mpn_mul(
-                r.as_mut_ptr(),
-                x.as_ptr(),
-                x.len() as _,
-                y.as_ptr(),
-                y.len() as _,
-            );
+            gmp::mpn_mul(r.as_mut_ptr(), x.as_ptr(), x.len() as _, y.as_ptr(), y.len() as _);
         }
     }
     Ok(r)

@@ -22,9 +22,9 @@ const GRAIN_LIMBS: u64 = 1 << 13;
 /// Z = Σ c_i·2^(b·i) as (|Z| without high zero limbs, Z < 0). Requires |c_i| < 2^(b−1).
 pub fn pack_signed(c: &[IntRef], b: u64) -> Result<(Vec<u64>, bool)> {
     let bits = b.checked_mul(c.len() as u64).filter(|&x| x < 1 << 58);
-    let total = limbs_for_bits(bits.ok_or_else(|| {
-        crate::Error::SizeTooLarge(format!("{} coefficients of {b} bits", c.len()))
-    })?);
+    let total = limbs_for_bits(
+        bits.ok_or_else(|| crate::Error::SizeTooLarge(format!("{} coefficients of {b} bits", c.len())))?,
+    );
     let mut out = try_zeroed(total)?;
     let Some(lead) = c.iter().rposition(|x| !x.is_zero()) else {
         out.clear();
@@ -41,12 +41,7 @@ pub fn pack_signed(c: &[IntRef], b: u64) -> Result<(Vec<u64>, bool)> {
         // borrow[j]: the last non-zero coefficient before chunk j is negative (after the flip).
         let last: Vec<Option<bool>> = c
             .par_chunks(chunk)
-            .map(|cs| {
-                cs.iter()
-                    .rev()
-                    .find(|x| !x.is_zero())
-                    .map(|x| x.neg != flip)
-            })
+            .map(|cs| cs.iter().rev().find(|x| !x.is_zero()).map(|x| x.neg != flip))
             .collect();
         let mut borrow = Vec::with_capacity(last.len());
         let mut cur = false;
@@ -68,11 +63,7 @@ pub fn pack_signed(c: &[IntRef], b: u64) -> Result<(Vec<u64>, bool)> {
 /// with a borrow in; the region is b·c.len() bits.
 fn pack_chunk(out: &mut [u64], c: &[IntRef], b: u64, flip: bool, mut borrow: bool) {
     let nl = limbs_for_bits(b);
-    let top_mask = if b.is_multiple_of(64) {
-        !0
-    } else {
-        (1u64 << (b % 64)) - 1
-    };
+    let top_mask = if b.is_multiple_of(64) { !0 } else { (1u64 << (b % 64)) - 1 };
     let mut pos = 0u64;
     for x in c {
         let m = x.mag;
@@ -127,46 +118,39 @@ fn pack_chunk(out: &mut [u64], c: &[IntRef], b: u64, flip: bool, mut borrow: boo
 pub fn unpack_signed(h: &mut ZSlab, p: &[u64], neg: bool, b: u64) {
     let nl = limbs_for_bits(b);
     let grain = (GRAIN_LIMBS as usize / nl).max(1);
-    h.par_rows_mut()
-        .enumerate()
-        .with_min_len(grain)
-        .for_each_init(
-            || vec![0u64; nl],
-            |d, (k, (row, sign))| {
-                let pos = b * k as u64;
-                read_bits(p, pos, b, d);
-                let carry = k > 0 && bit(p, pos - 1);
-                if carry {
-                    for l in d.iter_mut() {
-                        *l = l.wrapping_add(1);
-                        if *l != 0 {
-                            break;
-                        }
+    h.par_rows_mut().enumerate().with_min_len(grain).for_each_init(
+        || vec![0u64; nl],
+        |d, (k, (row, sign))| {
+            let pos = b * k as u64;
+            read_bits(p, pos, b, d);
+            let carry = k > 0 && bit(p, pos - 1);
+            if carry {
+                for l in d.iter_mut() {
+                    *l = l.wrapping_add(1);
+                    if *l != 0 {
+                        break;
                     }
-                    mask(d, b);
                 }
-                let negative = bit(d, b - 1);
-                if negative {
-                    super::negate_in_place(d);
-                    mask(d, b);
-                }
-                let n = row.len().min(nl);
-                debug_assert!(
-                    d[n..].iter().all(|&l| l == 0),
-                    "digit wider than the stride"
-                );
-                row[..n].copy_from_slice(&d[..n]);
-                row[n..].fill(0);
-                let nonzero = d.iter().any(|&l| l != 0);
-                *sign = nonzero && (negative != neg);
-            },
-        );
+                mask(d, b);
+            }
+            let negative = bit(d, b - 1);
+            if negative {
+                super::negate_in_place(d);
+                mask(d, b);
+            }
+            let n = row.len().min(nl);
+            debug_assert!(d[n..].iter().all(|&l| l == 0), "digit wider than the stride");
+            row[..n].copy_from_slice(&d[..n]);
+            row[n..].fill(0);
+            let nonzero = d.iter().any(|&l| l != 0);
+            *sign = nonzero && (negative != neg);
+        },
+    );
 }
 
 /// Bit i of p (zero past the end).
 fn bit(p: &[u64], i: u64) -> bool {
-    p.get((i / 64) as usize)
-        .is_some_and(|&l| (l >> (i % 64)) & 1 == 1)
+    p.get((i / 64) as usize).is_some_and(|&l| (l >> (i % 64)) & 1 == 1)
 }
 
 /// d ← bits [pos, pos + b) of p (zero past the end); d has limbs_for_bits(b) limbs.
@@ -174,11 +158,7 @@ fn read_bits(p: &[u64], pos: u64, b: u64, d: &mut [u64]) {
     let (q, r) = ((pos / 64) as usize, pos % 64);
     let at = |i: usize| p.get(i).copied().unwrap_or(0);
     for (t, l) in d.iter_mut().enumerate() {
-        *l = if r == 0 {
-            at(q + t)
-        } else {
-            (at(q + t) >> r) | (at(q + t + 1) << (64 - r))
-        };
+        *l = if r == 0 { at(q + t) } else { (at(q + t) >> r) | (at(q + t + 1) << (64 - r)) };
     }
     mask(d, b);
 }
@@ -235,11 +215,7 @@ mod tests {
                     }
                     for style in 0..4 {
                         // Style 3 has one coefficient of 20·bb bits.
-                        let bb = if style == 3 {
-                            bits.min((b - 1) / 20)
-                        } else {
-                            bits
-                        };
+                        let bb = if style == 3 { bits.min((b - 1) / 20) } else { bits };
                         if bb == 0 {
                             continue;
                         }
@@ -259,33 +235,13 @@ mod tests {
         let n = 70_000;
         let cases: Vec<Vec<IntRef>> = vec![
             vec![IntRef::ZERO; 5],
+            (0..n).map(|i| if i == 3 { IntRef::new(true, &one) } else { IntRef::ZERO }).collect(),
             (0..n)
-                .map(|i| {
-                    if i == 3 {
-                        IntRef::new(true, &one)
-                    } else {
-                        IntRef::ZERO
-                    }
-                })
-                .collect(),
-            (0..n)
-                .map(|i| {
-                    if i == 3 || i == n - 1 {
-                        IntRef::new(true, &one)
-                    } else {
-                        IntRef::ZERO
-                    }
-                })
+                .map(|i| if i == 3 || i == n - 1 { IntRef::new(true, &one) } else { IntRef::ZERO })
                 .collect(),
             (0..n).map(|i| IntRef::new(i % 3 != 0, &ones)).collect(),
             (0..n)
-                .map(|i| {
-                    if i % 7000 == 5 {
-                        IntRef::new(i % 2 == 0, &ones)
-                    } else {
-                        IntRef::ZERO
-                    }
-                })
+                .map(|i| if i % 7000 == 5 { IntRef::new(i % 2 == 0, &ones) } else { IntRef::ZERO })
                 .collect(),
         ];
         for c in &cases {

@@ -12,11 +12,7 @@ use gmp_mpfr_sys::gmp;
 
 /// Σ (−1)^neg · mag · 2^(64·off) over `terms` (off, neg, mag), as (|S| without high zero limbs, S < 0).
 pub fn sum_shifted(terms: &[(usize, bool, &[u64])]) -> Result<(Vec<u64>, bool)> {
-    let n = terms
-        .iter()
-        .map(|&(o, _, m)| o + normalized(m).len() + 1)
-        .max()
-        .unwrap_or(0);
+    let n = terms.iter().map(|&(o, _, m)| o + normalized(m).len() + 1).max().unwrap_or(0);
     let mut buf = try_zeroed(n)?;
     let mut order: Vec<usize> = (0..terms.len()).collect();
     order.sort_by_key(|&i| terms[i].0);
@@ -68,11 +64,7 @@ fn extend(buf: &mut [u64], top: usize, end: usize) -> usize {
     if end <= top {
         return top;
     }
-    let fill = if top > 0 && buf[top - 1] >> 63 == 1 {
-        u64::MAX
-    } else {
-        0
-    };
+    let fill = if top > 0 && buf[top - 1] >> 63 == 1 { u64::MAX } else { 0 };
     buf[top..end].fill(fill);
     end
 }
@@ -95,10 +87,8 @@ mod tests {
                     (o, coef(&mut rng, bits, kind))
                 })
                 .collect();
-            let refs: Vec<(usize, bool, &[u64])> = terms
-                .iter()
-                .map(|(o, (n, m))| (*o, *n, m.as_slice()))
-                .collect();
+            let refs: Vec<(usize, bool, &[u64])> =
+                terms.iter().map(|(o, (n, m))| (*o, *n, m.as_slice())).collect();
             let (mag, neg) = sum_shifted(&refs).unwrap();
             let mut want = Mpz::new();
             for (o, (n, m)) in &terms {

@@ -19,11 +19,7 @@ impl ZSlab {
         let total = len.checked_mul(stride).ok_or_else(|| {
             crate::Error::SizeTooLarge(format!("{len} coefficients of {stride} limbs"))
         })?;
-        Ok(ZSlab {
-            stride,
-            mag: try_zeroed(total)?,
-            neg: try_zeroed(len)?,
-        })
+        Ok(ZSlab { stride, mag: try_zeroed(total)?, neg: try_zeroed(len)? })
     }
 
     pub fn len(&self) -> usize {
@@ -40,10 +36,7 @@ impl ZSlab {
 
     /// Element i as a normalized view.
     pub fn get(&self, i: usize) -> IntRef<'_> {
-        IntRef::new(
-            self.neg[i],
-            &self.mag[i * self.stride..(i + 1) * self.stride],
-        )
+        IntRef::new(self.neg[i], &self.mag[i * self.stride..(i + 1) * self.stride])
     }
 
     /// All elements as views.
@@ -56,10 +49,7 @@ impl ZSlab {
     pub fn set(&mut self, i: usize, neg: bool, mag: &[u64]) {
         let (row, sign) = self.row_mut(i);
         let m = normalized(mag);
-        assert!(
-            m.len() <= row.len(),
-            "ZSlab::set: value wider than the stride"
-        );
+        assert!(m.len() <= row.len(), "ZSlab::set: value wider than the stride");
         row[..m.len()].copy_from_slice(m);
         row[m.len()..].fill(0);
         *sign = !m.is_empty() && neg;
@@ -67,10 +57,7 @@ impl ZSlab {
 
     /// Mutable magnitude and sign of element i.
     pub fn row_mut(&mut self, i: usize) -> (&mut [u64], &mut bool) {
-        (
-            &mut self.mag[i * self.stride..(i + 1) * self.stride],
-            &mut self.neg[i],
-        )
+        (&mut self.mag[i * self.stride..(i + 1) * self.stride], &mut self.neg[i])
     }
 
     /// Parallel iterator over (magnitude, sign) of every element, in order.

@@ -28,12 +28,7 @@ impl ZVec {
             .and_then(|l| l.checked_mul(n))
             .filter(|&t| t <= isize::MAX as usize / 8)
             .ok_or_else(|| Error::SizeTooLarge(format!("zvec of {n} integers of {bits} bits")))?;
-        Ok(ZVec {
-            n,
-            bits,
-            data: try_zeroed(total)?,
-            neg: try_zeroed(n)?,
-        })
+        Ok(ZVec { n, bits, data: try_zeroed(total)?, neg: try_zeroed(n)? })
     }
 
     pub fn len(&self) -> usize {
@@ -57,15 +52,12 @@ impl ZVec {
     pub fn to_list(&self) -> Result<ZList> {
         let (n, l) = (self.n, self.limbs());
         let mut out = ZList::zeros((0..n).map(|_| l))?;
-        out.par_rows_mut()?
-            .enumerate()
-            .with_min_len(GRAIN)
-            .for_each(|(i, (row, s))| {
-                for (j, w) in row.iter_mut().enumerate() {
-                    *w = self.data[j * n + i];
-                }
-                *s = self.neg[i];
-            });
+        out.par_rows_mut()?.enumerate().with_min_len(GRAIN).for_each(|(i, (row, s))| {
+            for (j, w) in row.iter_mut().enumerate() {
+                *w = self.data[j * n + i];
+            }
+            *s = self.neg[i];
+        });
         Ok(out)
     }
 
@@ -85,17 +77,11 @@ impl ZVec {
         let (n, l) = (self.n, self.limbs());
         // Limb-row j (n words) is written in parallel chunks of elements.
         if l > 0 && n > 0 {
-            self.data
-                .par_chunks_mut(n)
-                .enumerate()
-                .for_each(|(j, row)| {
-                    row.par_iter_mut()
-                        .with_min_len(GRAIN)
-                        .enumerate()
-                        .for_each(|(i, w)| {
-                            *w = x[i].mag.get(j).copied().unwrap_or(0);
-                        })
-                });
+            self.data.par_chunks_mut(n).enumerate().for_each(|(j, row)| {
+                row.par_iter_mut().with_min_len(GRAIN).enumerate().for_each(|(i, w)| {
+                    *w = x[i].mag.get(j).copied().unwrap_or(0);
+                })
+            });
         }
         self.neg.iter_mut().zip(x).for_each(|(s, v)| *s = v.neg);
         Ok(())
@@ -108,11 +94,7 @@ impl ZVec {
 
     /// Element-wise `op` of a and b, as a list to store with [`ZVec::set_list`] (the destination may
     /// be a or b, and is checked to hold every result only then).
-    fn apply(
-        a: &ZVec,
-        b: &ZVec,
-        op: impl FnOnce(&[IntRef], &[IntRef]) -> Result<ZList>,
-    ) -> Result<ZList> {
+    fn apply(a: &ZVec, b: &ZVec, op: impl FnOnce(&[IntRef], &[IntRef]) -> Result<ZList>) -> Result<ZList> {
         if a.n != b.n {
             return invalid!("zvec lengths differ ({}, {})", a.n, b.n);
         }
@@ -174,11 +156,7 @@ mod tests {
             let l = limbs_for_bits(bits);
             for (i, c) in x.iter().enumerate() {
                 for j in 0..l {
-                    assert_eq!(
-                        v.data[j * n + i],
-                        c.1.get(j).copied().unwrap_or(0),
-                        "limb {j} of {i}"
-                    );
+                    assert_eq!(v.data[j * n + i], c.1.get(j).copied().unwrap_or(0), "limb {j} of {i}");
                 }
             }
             assert_eq!(v.to_list().unwrap().views(), xv);
@@ -191,30 +169,18 @@ mod tests {
                 assert!(matches!(v.set(&y), Err(Error::SizeTooLarge(_))) || bits % 64 == 0);
                 v.clone_from(&before);
                 let mut w = ZVec::zeros(n, bits).unwrap();
-                let ones: Vec<_> = (0..n)
-                    .map(|_| coef(&mut rng, bits, 1))
-                    .map(|c| (false, c.1))
-                    .collect();
+                let ones: Vec<_> = (0..n).map(|_| coef(&mut rng, bits, 1)).map(|c| (false, c.1)).collect();
                 w.set(&views(&ones)).unwrap();
                 let s = ZVec::add(&w, &w).unwrap();
                 assert!(matches!(v.set_list(&s), Err(Error::SizeTooLarge(_))));
                 assert_eq!(v, before);
-                assert!(matches!(
-                    ZVec::mul(&w, &w, 2 * bits - 1),
-                    Err(Error::SizeTooLarge(_))
-                ));
+                assert!(matches!(ZVec::mul(&w, &w, 2 * bits - 1), Err(Error::SizeTooLarge(_))));
                 let p = ZVec::mul(&w, &w, 2 * bits).unwrap();
                 let mut r = ZVec::zeros(n, 2 * bits).unwrap();
                 r.set_list(&p).unwrap();
-                assert_eq!(
-                    r.to_list().unwrap().views(),
-                    batch::mul(&views(&ones), &views(&ones)).unwrap().views()
-                );
+                assert_eq!(r.to_list().unwrap().views(), batch::mul(&views(&ones), &views(&ones)).unwrap().views());
             }
         }
-        assert!(matches!(
-            ZVec::zeros(usize::MAX, 128),
-            Err(Error::SizeTooLarge(_))
-        ));
+        assert!(matches!(ZVec::zeros(usize::MAX, 128), Err(Error::SizeTooLarge(_))));
     }
 }

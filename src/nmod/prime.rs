@@ -64,11 +64,7 @@ pub fn fourier_primes(bits: u32, min_k: u32, count: usize) -> Vec<u64> {
         return out;
     }
     let step = 1u64 << min_k;
-    let top = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
+    let top = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
     // largest c with c·2^min_k + 1 ≤ top
     let mut c = (top - 1) >> min_k;
     while c > 0 && out.len() < count {
@@ -96,9 +92,7 @@ pub fn primitive_root_of_unity(n: u64, p: u64) -> Result<u64> {
     if n == 1 {
         return Ok(1);
     }
-    let g = (2..p)
-        .find(|&g| powmod(g, (p - 1) / 2, p) == p - 1)
-        .expect("a non-residue exists mod an odd prime");
+    let g = (2..p).find(|&g| powmod(g, (p - 1) / 2, p) == p - 1).expect("a non-residue exists mod an odd prime");
     Ok(powmod(g, (p - 1) / n, p))
 }
 
@@ -116,22 +110,10 @@ mod tests {
             assert_eq!(is_prime(n), trial(n), "{n}");
         }
         // Strong pseudoprimes to several bases, and known large primes.
-        for n in [
-            3_215_031_751u64,
-            2_152_302_898_747,
-            3_474_749_660_383,
-            341_550_071_728_321,
-            3_825_123_056_546_413_051,
-        ] {
+        for n in [3_215_031_751u64, 2_152_302_898_747, 3_474_749_660_383, 341_550_071_728_321, 3_825_123_056_546_413_051] {
             assert!(!is_prime(n), "{n}");
         }
-        for p in [
-            0xffff_ffff_0000_0001u64,
-            (1 << 61) - 1,
-            29 * (1 << 57) + 1,
-            69 * (1 << 55) + 1,
-            (1u64 << 63) - 25,
-        ] {
+        for p in [0xffff_ffff_0000_0001u64, (1 << 61) - 1, 29 * (1 << 57) + 1, 69 * (1 << 55) + 1, (1u64 << 63) - 25] {
             assert!(is_prime(p), "{p}");
         }
         assert!(!is_prime(u64::MAX));
@@ -151,12 +133,7 @@ mod tests {
 
     #[test]
     fn roots_have_exact_order() {
-        for (n, p) in [
-            (1u64 << 20, fourier_primes(62, 40, 1)[0]),
-            (8, 17),
-            (2, 3),
-            (1 << 32, 0xffff_ffff_0000_0001),
-        ] {
+        for (n, p) in [(1u64 << 20, fourier_primes(62, 40, 1)[0]), (8, 17), (2, 3), (1 << 32, 0xffff_ffff_0000_0001)] {
             let w = primitive_root_of_unity(n, p).unwrap();
             assert_eq!(powmod(w, n, p), 1);
             if n > 1 {

@@ -12,8 +12,7 @@
 //! Squares compute each off-diagonal block product once.
 use super::kronecker::same;
 use crate::int::{
-    limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, unpack_signed,
-    IntRef, ZSlab,
+    limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, unpack_signed, IntRef, ZSlab,
 };
 use crate::Result;
 use rayon::prelude::*;
@@ -46,11 +45,7 @@ pub(crate) fn mul_depth(f: &[IntRef], g: &[IntRef], depth: u32) -> Result<ZSlab>
     let b = pb + 1;
     let align = 64 / (1usize << b.trailing_zeros().min(6));
     let (long, short) = (f.len().max(g.len()), f.len().min(g.len()));
-    let pieces = if long >= 2 * short {
-        long.div_ceil(short).min(pieces_cap())
-    } else {
-        1
-    };
+    let pieces = if long >= 2 * short { long.div_ceil(short).min(pieces_cap()) } else { 1 };
     let mut d = depth.min(16);
     while d > 0 && short >> d < BASE {
         d -= 1;
@@ -80,11 +75,7 @@ pub(crate) fn mul_depth(f: &[IntRef], g: &[IntRef], depth: u32) -> Result<ZSlab>
         .par_iter()
         .map(|&(i, j)| {
             let ((a, na), (c, nc)) = (&zf[i], &zg[j]);
-            let p = if square && i == j {
-                mul_mag(a, a)?
-            } else {
-                mul_mag(a, c)?
-            };
+            let p = if square && i == j { mul_mag(a, a)? } else { mul_mag(a, c)? };
             let off = b as usize * (i * lf + j * lg) / 64;
             Ok((off, na != nc, p))
         })
@@ -122,24 +113,13 @@ mod tests {
     fn divide_conquer_depths() {
         let mut rng = Rng(4);
         for depth in 0..4 {
-            for &(fl, gl, bits) in &[
-                (300, 290, 70),
-                (257, 1000, 130),
-                (1000, 40, 64),
-                (513, 1, 200),
-            ] {
+            for &(fl, gl, bits) in &[(300, 290, 70), (257, 1000, 130), (1000, 40, 64), (513, 1, 200)] {
                 let (f, g) = (poly(&mut rng, fl, bits, 2), poly(&mut rng, gl, bits, 0));
                 let (fv, gv) = (views(&f), views(&g));
                 let got = slab_coefs(&mul_depth(&fv, &gv, depth).unwrap());
-                assert!(
-                    got == oracle(&fv, &gv),
-                    "depth {depth}, {fl} x {gl}, {bits} bits"
-                );
+                assert!(got == oracle(&fv, &gv), "depth {depth}, {fl} x {gl}, {bits} bits");
                 let got = slab_coefs(&mul_depth(&fv, &fv, depth).unwrap());
-                assert!(
-                    got == oracle(&fv, &fv),
-                    "square, depth {depth}, {fl}, {bits} bits"
-                );
+                assert!(got == oracle(&fv, &fv), "square, depth {depth}, {fl}, {bits} bits");
             }
         }
     }

@@ -34,19 +34,9 @@ impl Alg {
     /// The algorithm with C enum value `v`.
     pub fn from_raw(v: i64) -> Option<Alg> {
         use Alg::*;
-        [
-            Auto,
-            Schoolbook,
-            Kronecker,
-            DivideConquer,
-            Toom4,
-            Toom8,
-            TwoConvolution,
-            SmallPrimeNtt,
-            BigPrimeFft,
-        ]
-        .into_iter()
-        .find(|a| *a as i64 == v)
+        [Auto, Schoolbook, Kronecker, DivideConquer, Toom4, Toom8, TwoConvolution, SmallPrimeNtt, BigPrimeFft]
+            .into_iter()
+            .find(|a| *a as i64 == v)
     }
 }
 

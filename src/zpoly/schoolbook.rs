@@ -18,27 +18,24 @@ pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
     let mut h = ZSlab::zeros(f.len() + g.len() - 1, stride)?;
     let w = h.stride() + 1;
     let tmp_len = limbs_for_bits(bf) + limbs_for_bits(bg);
-    h.par_rows_mut()
-        .enumerate()
-        .with_min_len(GRAIN)
-        .for_each_init(
-            || (vec![0u64; w], vec![0u64; tmp_len.max(1)]),
-            |(acc, tmp), (k, (row, sign))| {
-                acc.fill(0);
-                let lo = k.saturating_sub(g.len() - 1);
-                let hi = k.min(f.len() - 1);
-                for i in lo..=hi {
-                    addmul_signed(acc, f[i], g[k - i], tmp);
-                }
-                let n = row.len();
-                row.copy_from_slice(&acc[..n]);
-                let negative = acc[n] >> 63 == 1;
-                if negative {
-                    crate::int::negate_in_place(row);
-                }
-                *sign = negative && row.iter().any(|&l| l != 0);
-            },
-        );
+    h.par_rows_mut().enumerate().with_min_len(GRAIN).for_each_init(
+        || (vec![0u64; w], vec![0u64; tmp_len.max(1)]),
+        |(acc, tmp), (k, (row, sign))| {
+            acc.fill(0);
+            let lo = k.saturating_sub(g.len() - 1);
+            let hi = k.min(f.len() - 1);
+            for i in lo..=hi {
+                addmul_signed(acc, f[i], g[k - i], tmp);
+            }
+            let n = row.len();
+            row.copy_from_slice(&acc[..n]);
+            let negative = acc[n] >> 63 == 1;
+            if negative {
+                crate::int::negate_in_place(row);
+            }
+            *sign = negative && row.iter().any(|&l| l != 0);
+        },
+    );
     Ok(h)
 }
 
@@ -47,24 +44,14 @@ pub(crate) fn addmul_signed(acc: &mut [u64], a: IntRef, b: IntRef, tmp: &mut [u6
     if a.is_zero() || b.is_zero() {
         return;
     }
-    let (x, y) = if a.mag.len() >= b.mag.len() {
-        (a.mag, b.mag)
-    } else {
-        (b.mag, a.mag)
-    };
+    let (x, y) = if a.mag.len() >= b.mag.len() { (a.mag, b.mag) } else { (b.mag, a.mag) };
     let tl = x.len() + y.len();
     // SAFETY: tmp has tl limbs and does not overlap x or y; x.len() >= y.len() >= 1.
     unsafe {
         if y.len() == 1 {
             tmp[x.len()] = gmp::mpn_mul_1(tmp.as_mut_ptr(), x.as_ptr(), x.len() as _, y[0]);
         } else {
-            gmp::mpn_mul(
-                tmp.as_mut_ptr(),
-                x.as_ptr(),
-                x.len() as _,
-                y.as_ptr(),
-                y.len() as _,
-            );
+            gmp::mpn_mul(tmp.as_mut_ptr(), x.as_ptr(), x.len() as _, y.as_ptr(), y.len() as _);
         }
     }
     let p = normalized(&tmp[..tl]);

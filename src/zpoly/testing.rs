@@ -147,13 +147,7 @@ pub fn assert_mul(alg: Alg, f: &[Coef], g: &[Coef], what: &str) {
     let got = slab_coefs(&got);
     assert_eq!(got.len(), want.len(), "{alg:?} {what}: length");
     for (k, (a, b)) in got.iter().zip(&want).enumerate() {
-        assert_eq!(
-            a,
-            b,
-            "{alg:?} {what}: coefficient {k} differs (flen {}, glen {})",
-            f.len(),
-            g.len()
-        );
+        assert_eq!(a, b, "{alg:?} {what}: coefficient {k} differs (flen {}, glen {})", f.len(), g.len());
     }
 }
 
@@ -169,12 +163,7 @@ pub fn check_alg(alg: Alg, max_len: usize, max_bits: u64) {
             let (style, gstyle) = (rng.below(4), rng.below(3));
             let f = poly(&mut rng, fl.max(1), bits, style);
             let g = poly(&mut rng, gl.max(1), bits, gstyle);
-            assert_mul(
-                alg,
-                &f,
-                &g,
-                &format!("len {fl}x{gl}, {bits} bits, style {style}"),
-            );
+            assert_mul(alg, &f, &g, &format!("len {fl}x{gl}, {bits} bits, style {style}"));
         }
         let len = 1 + rng.below(max_len as u64) as usize;
         let f = poly(&mut rng, len, bits, 1);
@@ -200,30 +189,18 @@ pub fn check_alg(alg: Alg, max_len: usize, max_bits: u64) {
 /// and a square of length 1500.
 pub fn check_large(alg: Alg) {
     let mut rng = Rng(0x1A26E ^ alg as u64);
-    let cases = [
-        (3000, 1000, 200),
-        (1000, 3000, 200),
-        (20, 5, 5000),
-        (1, 2000, 300),
-        (2000, 2, 64),
-    ];
+    let cases = [(3000, 1000, 200), (1000, 3000, 200), (20, 5, 5000), (1, 2000, 300), (2000, 2, 64)];
     for (t, &(fl, gl, bits)) in cases.iter().enumerate() {
         let f = poly(&mut rng, fl, bits, t as u64 % 3);
         let g = poly(&mut rng, gl, bits, 2);
         let (fv, gv) = (views(&f), views(&g));
         let got = slab_coefs(&mul(&fv, &gv, alg).unwrap());
         let want = slab_coefs(&mul(&fv, &gv, Alg::Schoolbook).unwrap());
-        assert!(
-            got == want,
-            "{alg:?} differs from schoolbook on {fl} x {gl}, {bits} bits"
-        );
+        assert!(got == want, "{alg:?} differs from schoolbook on {fl} x {gl}, {bits} bits");
     }
     let f = poly(&mut rng, 1500, 130, 0);
     let fv = views(&f);
     let got = slab_coefs(&mul(&fv, &fv, alg).unwrap());
     let want = slab_coefs(&mul(&fv, &fv, Alg::Schoolbook).unwrap());
-    assert!(
-        got == want,
-        "{alg:?} differs from schoolbook on a square of length 1500"
-    );
+    assert!(got == want, "{alg:?} differs from schoolbook on a square of length 1500");
 }

@@ -13,8 +13,8 @@
 //! zero), as in the thesis. Evaluation and interpolation are exact on GMP integers.
 use super::kronecker::same;
 use crate::int::{
-    limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, unpack_signed,
-    IntRef, Mpz, MpzView, ZSlab,
+    limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, unpack_signed, IntRef, Mpz,
+    MpzView, ZSlab,
 };
 use crate::Result;
 use gmp_mpfr_sys::gmp;
@@ -32,13 +32,7 @@ enum Point {
 }
 
 /// Points (0, 1, −1, 1/2, −1/2, 2, ∞) ([FM] §3.5.2).
-const POINTS4: [Point; 5] = [
-    Point::Zero,
-    Point::Pair(0),
-    Point::Pair(-1),
-    Point::Single(1),
-    Point::Infinity,
-];
+const POINTS4: [Point; 5] = [Point::Zero, Point::Pair(0), Point::Pair(-1), Point::Single(1), Point::Infinity];
 
 /// Points (0, ±1, ±1/2, ±2, ±1/4, ±4, ±1/8, 8, ∞) ([FM] §3.5.3).
 const POINTS8: [Point; 9] = [
@@ -98,13 +92,7 @@ pub fn mul8(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
 }
 
 /// One level of k-way Toom-Cook with the given points and interpolation rows.
-fn mul_k(
-    f: &[IntRef],
-    g: &[IntRef],
-    k: usize,
-    points: &[Point],
-    rows: &[(u64, &[i64])],
-) -> Result<ZSlab> {
+fn mul_k(f: &[IntRef], g: &[IntRef], k: usize, points: &[Point], rows: &[(u64, &[i64])]) -> Result<ZSlab> {
     let pb = product_bits(max_bits(f), max_bits(g), f.len(), g.len());
     let mut h = ZSlab::zeros(f.len() + g.len() - 1, limbs_for_bits(pb))?;
     if pb == 0 {
@@ -122,10 +110,7 @@ fn mul_k(
     };
     let evaluate = |z: &[(Vec<u64>, bool)]| -> Vec<Mpz> {
         let z: Vec<MpzView> = z.iter().map(|(m, n)| MpzView::new(*n, m)).collect();
-        points
-            .par_iter()
-            .flat_map_iter(|&pt| eval(&z, pt))
-            .collect()
+        points.par_iter().flat_map_iter(|&pt| eval(&z, pt)).collect()
     };
     let (a, c) = if square {
         (evaluate(&blocks(f)?), Vec::new())
@@ -141,20 +126,13 @@ fn mul_k(
         .zip(c.par_iter())
         .map(|(x, y)| {
             Ok((
-                if square {
-                    mul_mag(x.mag(), x.mag())?
-                } else {
-                    mul_mag(x.mag(), y.mag())?
-                },
+                if square { mul_mag(x.mag(), x.mag())? } else { mul_mag(x.mag(), y.mag())? },
                 x.neg() != y.neg(),
             ))
         })
         .collect::<Result<_>>()?;
     let cv: Vec<MpzView> = products.iter().map(|(m, n)| MpzView::new(*n, m)).collect();
-    let hs: Vec<Option<Mpz>> = rows
-        .par_iter()
-        .map(|&(d, row)| interpolate_row(&cv, d, row))
-        .collect();
+    let hs: Vec<Option<Mpz>> = rows.par_iter().map(|&(d, row)| interpolate_row(&cv, d, row)).collect();
     let terms: Vec<(usize, bool, &[u64])> = hs
         .iter()
         .enumerate()
@@ -281,10 +259,7 @@ mod tests {
             let want = slab_coefs(&mul(&fv, &gv, Alg::Schoolbook).unwrap());
             for alg in [Alg::Kronecker, Alg::DivideConquer, Alg::Toom4, Alg::Toom8] {
                 let got = slab_coefs(&mul(&fv, &gv, alg).unwrap());
-                assert!(
-                    got == want,
-                    "{alg:?}: {fl} x {gl}, {bits} bits, styles {s1}, {s2}"
-                );
+                assert!(got == want, "{alg:?}: {fl} x {gl}, {bits} bits, styles {s1}, {s2}");
             }
         }
     }
