@@ -130,13 +130,10 @@ pub(crate) unsafe fn write_ints<'a>(
     get: impl Fn(usize) -> IntRef<'a> + Sync,
     slot: impl Fn(usize) -> *mut mpz_t + Sync,
 ) -> Result<()> {
+    // Pass 1 (caller's thread): check sizes, then grow what is too small (no value changes).
     if let Some(i) = (0..len).find(|&i| get(i).mag.len() > i32::MAX as usize) {
-        return Err(Error::SizeTooLarge(format!(
-            "result {i} of {} limbs exceeds GMP's limit",
-            get(i).mag.len()
-        )));
+        return Err(Error::SizeTooLarge(format!("result {i} of {} limbs exceeds GMP's limit", get(i).mag.len())));
     }
-    // Pass 1 (caller's thread): grow what is too small.
     for i in 0..len {
         let need = get(i).mag.len();
         let z = slot(i);
