@@ -121,7 +121,7 @@ pub(crate) unsafe fn write_list(h: &ZList, slot: impl Fn(usize) -> *mut mpz_t + 
 
 /// Writes `get(i)` into the `mpz_t` given by `slot(i)` for i < len. Call it on the caller's thread
 /// (not inside `runtime::install`): pass 1 may call the host's GMP allocator. Nothing is written
-/// when an element exceeds GMP's size limit.
+/// when an element exceeds GMP's size limit (some `mpz_t` may have been grown, none changed value).
 ///
 /// # Safety
 /// Every `slot(i)` is a distinct initialised `mpz_t` not borrowed by any live view.
@@ -130,12 +130,13 @@ pub(crate) unsafe fn write_ints<'a>(
     get: impl Fn(usize) -> IntRef<'a> + Sync,
     slot: impl Fn(usize) -> *mut mpz_t + Sync,
 ) -> Result<()> {
-    // Pass 1 (caller's thread): check sizes, then grow what is too small (no value changes).
-    if let Some(i) = (0..len).find(|&i| get(i).mag.len() > i32::MAX as usize) {
-        return Err(Error::SizeTooLarge(format!("result {i} of {} limbs exceeds GMP's limit", get(i).mag.len())));
-    }
+    // Pass 1 (caller's thread): grow what is too small (values unchanged), stop at an element over
+    // GMP's size limit.
     for i in 0..len {
         let need = get(i).mag.len();
+        if need > i32::MAX as usize {
+            return Err(Error::SizeTooLarge(format!("result {i} of {need} limbs exceeds GMP's limit")));
+        }
         let z = slot(i);
         if ((*z).alloc as usize) < need {
             gmp::mpz_limbs_write(z, need as _);

@@ -47,6 +47,7 @@ impl ZList {
     }
 
     /// Element i as a normalized view.
+    #[inline]
     pub fn get(&self, i: usize) -> IntRef<'_> {
         IntRef::new(self.neg[i], &self.mag[self.off[i]..self.off[i + 1]])
     }
