@@ -10,8 +10,7 @@
  * until the generalized Fermat prime fields, issue 3). Every other algorithm must give the right
  * product; a listed one may already do so. ---- */
 static const int NOT_IMPLEMENTED[] = {
-    GPMP_MUL_KRONECKER,       GPMP_MUL_DIVIDE_CONQUER,  GPMP_MUL_TOOM4,         GPMP_MUL_TOOM8,
-    GPMP_MUL_TWO_CONVOLUTION, GPMP_MUL_SMALL_PRIME_NTT, GPMP_MUL_BIG_PRIME_FFT,
+    GPMP_MUL_BIG_PRIME_FFT,
 };
 
 static int not_implemented(int alg) {

@@ -47,6 +47,25 @@ typedef enum gpmp_mul_alg {
 } gpmp_mul_alg;
 
 /*
+ Storage order of a vector of n field elements of k digits.
+ */
+typedef enum gpmp_layout {
+  /*
+   n × k digits, element-major: digit j of element i at x\[i·k + j\].
+   */
+  GPMP_LAYOUT_ROWS = 0,
+  /*
+   k × n digits, digit-major: digit j of element i at x\[j·n + i\].
+   */
+  GPMP_LAYOUT_DIGITS = 1,
+} gpmp_layout;
+
+/*
+ A generalized Fermat prime field (opaque, immutable, shareable across threads).
+ */
+typedef struct gpmp_gfpf gpmp_gfpf;
+
+/*
  Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).
  */
 typedef struct gpmp_zvec gpmp_zvec;
@@ -54,6 +73,201 @@ typedef struct gpmp_zvec gpmp_zvec;
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/*
+ The number of CUDA devices; 0 when there is no driver or no device.
+ */
+int gpmp_cuda_device_count(void);
+
+/*
+ Writes the name of CUDA device `device` into `buf` (`len` bytes, NUL-terminated, truncated to
+ fit); `buf` is untouched on failure.
+
+ # Safety
+ `buf` must point to `len` writable bytes.
+ */
+enum gpmp_status gpmp_cuda_device_name(int device, char *buf, size_t len);
+
+/*
+ Makes `device` the CUDA device of every later GPU call in the process (default 0, or env
+ `GPMP_CUDA_DEVICE`).
+ */
+enum gpmp_status gpmp_set_cuda_device(int device);
+
+/*
+ Opens the current device and compiles and loads every kernel now (otherwise that happens at
+ first use).
+ */
+enum gpmp_status gpmp_gpu_warmup(void);
+
+/*
+ The field r^k + 1 after checking that k is a power of 2 in [2, 256] and r^k + 1 is prime
+ (r even, r ≥ 2); NULL with `gpmp_last_error` set otherwise. Free with `gpmp_gfpf_free`.
+ */
+struct gpmp_gfpf *gpmp_gfpf_new(uint64_t r, unsigned int k);
+
+/*
+ The Table 2.1 prime with k digits: k = 8 → P3 = (2^63 + 2^34)^8 + 1, k = 16 →
+ P4 = (2^62 + 2^36)^16 + 1; also k = 2, 4, 32, 64, 128. NULL with `gpmp_last_error` otherwise.
+ */
+struct gpmp_gfpf *gpmp_gfpf_builtin(unsigned int k);
+
+/*
+ Frees a field (NULL is ignored).
+
+ # Safety
+ F comes from `gpmp_gfpf_new`/`gpmp_gfpf_builtin` and is not used afterwards.
+ */
+void gpmp_gfpf_free(struct gpmp_gfpf *F);
+
+/*
+ k, the number of digits per element (0 for NULL).
+
+ # Safety
+ F is NULL or a live field.
+ */
+unsigned int gpmp_gfpf_k(const struct gpmp_gfpf *F);
+
+/*
+ The radix r (0 for NULL).
+
+ # Safety
+ F is NULL or a live field.
+ */
+uint64_t gpmp_gfpf_radix(const struct gpmp_gfpf *F);
+
+/*
+ p = r^k + 1 into the initialised mpz_t p (nothing happens when F or p is NULL).
+
+ # Safety
+ F is NULL or a live field; p is NULL or an initialised mpz_t.
+ */
+void gpmp_gfpf_prime(const struct gpmp_gfpf *F, mpz_ptr p);
+
+/*
+ x ← the n integers a\[i\] reduced mod p (any sign), as canonical digit vectors.
+
+ # Safety
+ x holds n·k words; a holds n initialised mpz_t.
+ */
+enum gpmp_status gpmp_gfpf_from_mpz(const struct gpmp_gfpf *F,
+                                    uint64_t *x,
+                                    const mpz_t *a,
+                                    size_t n,
+                                    gpmp_layout layout);
+
+/*
+ a\[i\] ← the value in [0, p) of element i of x (canonical digit vectors, else
+ `GPMP_INVALID_ARGUMENT` and a untouched).
+
+ # Safety
+ a holds n initialised mpz_t; x holds n·k words.
+ */
+enum gpmp_status gpmp_gfpf_to_mpz(const struct gpmp_gfpf *F,
+                                  mpz_t *a,
+                                  const uint64_t *x,
+                                  size_t n,
+                                  gpmp_layout layout);
+
+/*
+ z = x + y elementwise (n elements; z may alias x or y).
+
+ # Safety
+ z, x, y hold n·k words each.
+ */
+enum gpmp_status gpmp_gfpf_add_n(const struct gpmp_gfpf *F,
+                                 uint64_t *z,
+                                 const uint64_t *x,
+                                 const uint64_t *y,
+                                 size_t n,
+                                 gpmp_layout layout);
+
+/*
+ z = x − y elementwise.
+
+ # Safety
+ As `gpmp_gfpf_add_n`.
+ */
+enum gpmp_status gpmp_gfpf_sub_n(const struct gpmp_gfpf *F,
+                                 uint64_t *z,
+                                 const uint64_t *x,
+                                 const uint64_t *y,
+                                 size_t n,
+                                 gpmp_layout layout);
+
+/*
+ z = x·y elementwise.
+
+ # Safety
+ As `gpmp_gfpf_add_n`.
+ */
+enum gpmp_status gpmp_gfpf_mul_n(const struct gpmp_gfpf *F,
+                                 uint64_t *z,
+                                 const uint64_t *x,
+                                 const uint64_t *y,
+                                 size_t n,
+                                 gpmp_layout layout);
+
+/*
+ z = x·r^s elementwise, 0 ≤ s < 2k (shifts only).
+
+ # Safety
+ z, x hold n·k words each.
+ */
+enum gpmp_status gpmp_gfpf_mul_pow_r_n(const struct gpmp_gfpf *F,
+                                       uint64_t *z,
+                                       const uint64_t *x,
+                                       unsigned int s,
+                                       size_t n,
+                                       gpmp_layout layout);
+
+/*
+ omega (k words) ← a primitive N-th root of unity with omega^(N/2k) = r; N a power of 2 with
+ 2k ≤ N and N | p − 1.
+
+ # Safety
+ omega holds k words.
+ */
+enum gpmp_status gpmp_gfpf_root_of_unity(const struct gpmp_gfpf *F, size_t N, uint64_t *omega);
+
+/*
+ In place, x ← (Σ_j x_j omega^(ij))_i for N elements, natural order in and out; omega a primitive
+ N-th root of unity (checked), N a power of 2 dividing p − 1.
+
+ # Safety
+ x holds N·k words; omega holds k words.
+ */
+enum gpmp_status gpmp_gfpf_dft(const struct gpmp_gfpf *F,
+                               uint64_t *x,
+                               size_t N,
+                               const uint64_t *omega,
+                               gpmp_layout layout);
+
+/*
+ The inverse of `gpmp_gfpf_dft` with the same omega, including the factor 1/N.
+
+ # Safety
+ As `gpmp_gfpf_dft`.
+ */
+enum gpmp_status gpmp_gfpf_idft(const struct gpmp_gfpf *F,
+                                uint64_t *x,
+                                size_t N,
+                                const uint64_t *omega,
+                                gpmp_layout layout);
+
+/*
+ h ← f·g over Z/pZ (rows layout; h holds flen + glen − 1 elements, nothing is written when flen
+ or glen is 0; h may alias f or g).
+
+ # Safety
+ h, f, g hold the stated numbers of elements of k words.
+ */
+enum gpmp_status gpmp_gfpf_poly_mul(const struct gpmp_gfpf *F,
+                                    uint64_t *h,
+                                    const uint64_t *f,
+                                    size_t flen,
+                                    const uint64_t *g,
+                                    size_t glen);
 
 /*
  r\[i\] = a\[i\] + b\[i\] for i < n (arrays of initialised `mpz_t`; r may be a or b).

@@ -5,8 +5,11 @@
 //!   [`int`] (signed limb views and fixed-stride integer matrices), [`nmod`] (word-size prime
 //!   fields, NTTs, CRT) and [`zpoly`] (dense Z\[x\] multiplication and its dispatcher);
 //! - [`runtime`]: the thread pool and the backend choice;
+//! - [`gpu`]: the CUDA backend (devices, NVRTC kernels, GPU NTTs), loaded at run time;
 //! - `ffi`: the C ABI (`include/gpmp.h`), the only place that sees `mpz_t`.
 pub mod error;
+pub mod gpu;
+pub mod gfpf;
 pub mod int;
 pub mod nmod;
 pub mod runtime;

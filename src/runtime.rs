@@ -97,15 +97,15 @@ pub fn backend() -> Backend {
     }
 }
 
-/// Whether a usable GPU is present. The GPU runtime is not built yet, so none is.
+/// Whether a usable GPU is present: the current CUDA device opens and NVRTC can be loaded.
 pub fn gpu_available() -> bool {
-    false
+    crate::gpu::device::current().is_ok()
 }
 
 /// Chooses the backend. `Gpu` without a usable GPU fails with `NoCudaDevice` and changes nothing.
 pub fn set_backend(b: Backend) -> Result<()> {
     if b == Backend::Gpu && !gpu_available() {
-        return Err(Error::NoCudaDevice("no usable CUDA device (the GPU backend is not available in this build)".into()));
+        return Err(Error::NoCudaDevice("no usable CUDA device (no driver, no device, or no libnvrtc)".into()));
     }
     BACKEND.store(b as u8, Ordering::Relaxed);
     Ok(())

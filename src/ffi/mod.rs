@@ -4,6 +4,8 @@
 #![allow(non_camel_case_types)]
 
 pub mod bpas;
+pub mod gpu;
+pub mod gfpf;
 pub mod mpz;
 pub mod mpz_n;
 pub mod poly;

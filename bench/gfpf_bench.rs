@@ -1,0 +1,237 @@
+//! GFPF timings: the DFT over P3 (k = 8) and P4 (k = 16) against the same transform written over
+//! GMP mpz (iterative radix-2, mpz_mul + mpz_mod per butterfly, precomputed twiddles), and the
+//! element product against mpz_mul + mpz_mod.
+//!
+//! `cargo run --release --example gfpf_bench [max_lg]` (default 16). Single-thread times are
+//! thread CPU times (best of a few runs), so that a shared machine's load does not inflate them.
+use gmp_mpfr_sys::gmp;
+use gpmp::gfpf::Gfpf;
+use std::mem::MaybeUninit;
+use std::time::Instant;
+
+struct Z(gmp::mpz_t);
+impl Z {
+    fn new() -> Self {
+        let mut z = MaybeUninit::uninit();
+        unsafe {
+            gmp::mpz_init(z.as_mut_ptr());
+            Z(z.assume_init())
+        }
+    }
+    fn from_limbs(l: &[u64]) -> Self {
+        let mut z = Z::new();
+        unsafe { gmp::mpz_import(&mut z.0, l.len(), -1, 8, 0, 0, l.as_ptr().cast()) };
+        z
+    }
+}
+impl Drop for Z {
+    fn drop(&mut self) {
+        unsafe { gmp::mpz_clear(&mut self.0) }
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// In-place natural-order radix-2 DIT DFT over mpz mod p with the twiddles w[i] = ω^i, i < N/2.
+fn gmp_fft(x: &mut [Z], w: &[Z], p: &Z) {
+    let n = x.len();
+    let lg = n.trailing_zeros();
+    for i in 0..n {
+        let j = i.reverse_bits() >> (usize::BITS - lg);
+        if i < j {
+            x.swap(i, j);
+        }
+    }
+    let mut t = Z::new();
+    let mut len = 2;
+    while len <= n {
+        let (half, step) = (len / 2, n / len);
+        for blk in (0..n).step_by(len) {
+            for j in 0..half {
+                unsafe {
+                    let (a, b) = (blk + j, blk + j + half);
+                    gmp::mpz_mul(&mut t.0, &x[b].0, &w[j * step].0);
+                    gmp::mpz_mod(&mut t.0, &t.0, &p.0);
+                    gmp::mpz_sub(&mut x[b].0, &x[a].0, &t.0);
+                    if gmp::mpz_sgn(&x[b].0) < 0 {
+                        gmp::mpz_add(&mut x[b].0, &x[b].0, &p.0);
+                    }
+                    gmp::mpz_add(&mut x[a].0, &x[a].0, &t.0);
+                    if gmp::mpz_cmp(&x[a].0, &p.0) >= 0 {
+                        gmp::mpz_sub(&mut x[a].0, &x[a].0, &p.0);
+                    }
+                }
+            }
+        }
+        len *= 2;
+    }
+}
+
+/// CPU time of the calling thread (stable on a shared, oversubscribed machine).
+fn thread_cpu() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid out pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Best of `reps` single-thread runs, in thread CPU seconds.
+fn best<F: FnMut()>(reps: usize, mut f: F) -> f64 {
+    (0..reps)
+        .map(|_| {
+            let t = thread_cpu();
+            f();
+            thread_cpu() - t
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Best of `reps` runs, in wall seconds (for the parallel runs).
+fn best_wall<F: FnMut()>(reps: usize, mut f: F) -> f64 {
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn main() {
+    let max_lg: u32 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(16);
+    let threads = rayon::current_num_threads();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let mut rng = Rng(42);
+    if let Ok(lg) = std::env::var("GFPF_PROFILE_LG") {
+        // Only the P3 DFT, repeated (for perf).
+        let (f, n) = (
+            Gfpf::builtin(8).unwrap(),
+            1usize << lg.parse::<u32>().unwrap(),
+        );
+        let w = f.root_of_unity(n).unwrap();
+        let mut x: Vec<u64> = (0..n)
+            .flat_map(|i| f.from_u64(i as u64 * 0x1234_5678_9abc))
+            .collect();
+        for _ in 0..100 {
+            one.install(|| f.dft(&mut x, n, &w).unwrap());
+        }
+        return;
+    }
+    println!("threads available: {threads}");
+    for k in [8usize, 16] {
+        let f = Gfpf::builtin(k).unwrap();
+        let p = Z::from_limbs(f.prime());
+        let pl = f.prime().len();
+        let rand_el = |rng: &mut Rng| {
+            let l: Vec<u64> = (0..pl + 1).map(|_| rng.next()).collect();
+            let mut e = vec![0u64; k];
+            f.from_limbs(&mut e, false, &l);
+            e
+        };
+        // Element products.
+        let n = 1 << 16;
+        let xs: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
+        let ys: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
+        let mut zs = vec![0u64; n * k];
+        let t_mul = one.install(|| {
+            best(5, || {
+                for ((z, x), y) in zs
+                    .chunks_exact_mut(k)
+                    .zip(xs.chunks_exact(k))
+                    .zip(ys.chunks_exact(k))
+                {
+                    f.mul(z, x, y);
+                }
+            })
+        }) / n as f64;
+        let to_z = |e: &[u64]| {
+            let mut l = vec![0u64; pl];
+            f.to_limbs(&mut l, e);
+            Z::from_limbs(&l)
+        };
+        let xz: Vec<Z> = xs.chunks(k).map(to_z).collect();
+        let yz: Vec<Z> = ys.chunks(k).map(to_z).collect();
+        let mut t = Z::new();
+        let t_gmp_mul = best(5, || {
+            for (a, b) in xz.iter().zip(&yz) {
+                unsafe {
+                    gmp::mpz_mul(&mut t.0, &a.0, &b.0);
+                    gmp::mpz_mod(&mut t.0, &t.0, &p.0);
+                }
+            }
+        }) / n as f64;
+        println!(
+            "k={k:3} mul: gfpf {:7.1} ns  gmp mpz_mul+mpz_mod {:7.1} ns  ratio {:.2}x",
+            t_mul * 1e9,
+            t_gmp_mul * 1e9,
+            t_gmp_mul / t_mul
+        );
+        for lg in 12..=max_lg {
+            let n = 1usize << lg;
+            let w = f.root_of_unity(n).unwrap();
+            let x: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
+            let reps = if lg <= 14 { 5 } else { 2 };
+            let mut y = x.clone();
+            f.dft(&mut y, n, &w).unwrap(); // builds and caches the twiddles
+            let t1 = one.install(|| {
+                best(reps, || {
+                    y.copy_from_slice(&x);
+                    f.dft(&mut y, n, &w).unwrap();
+                })
+            });
+            let tp = best_wall(reps, || {
+                y.copy_from_slice(&x);
+                f.dft(&mut y, n, &w).unwrap();
+            });
+            // The same DFT over GMP (single thread), twiddles precomputed outside the timing.
+            let wz = to_z(&w);
+            let mut tw = vec![Z::from_limbs(&[1])];
+            for i in 1..n / 2 {
+                let mut z = Z::new();
+                unsafe {
+                    gmp::mpz_mul(&mut z.0, &tw[i - 1].0, &wz.0);
+                    gmp::mpz_mod(&mut z.0, &z.0, &p.0);
+                }
+                tw.push(z);
+            }
+            let xz: Vec<Z> = x.chunks(k).map(to_z).collect();
+            let mut yz: Vec<Z> = (0..n).map(|_| Z::new()).collect();
+            let tg = best(if lg <= 14 { 3 } else { 1 }, || {
+                for (d, s) in yz.iter_mut().zip(&xz) {
+                    unsafe { gmp::mpz_set(&mut d.0, &s.0) };
+                }
+                gmp_fft(&mut yz, &tw, &p);
+            });
+            // Same result?
+            let same = yz
+                .iter()
+                .zip(y.chunks(k))
+                .all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });
+            println!(
+                "k={k:3} N=2^{lg}: gfpf 1 thread {:9.2} ms (cpu), {threads} threads {:9.2} ms (wall) | gmp fft {:9.2} ms (cpu) | speed-up 1t {:5.2}x  [equal: {same}]",
+                t1 * 1e3,
+                tp * 1e3,
+                tg * 1e3,
+                tg / t1,
+            );
+        }
+    }
+}

@@ -1,0 +1,156 @@
+// Batched word-size NTT, X_k = sum_j x_j w^(jk) mod p (p odd, p < 2^63, w of order n = 2^logn),
+// natural order in and out, as radix-R Stockham passes (Govindaraju et al., SC'08, "High
+// performance discrete Fourier transforms on graphics processors", radix-R Stockham formulation):
+//
+//   pass with stride Ns (Ns = 1, R_1, R_1 R_2, ...), for each group j < n/R:
+//     v_r = in[j + r n/R] * W_(Ns R)^((j mod Ns) r)          (r < R; W_M = w^(n/M))
+//     V   = DFT_R(v)                                          (root W_R)
+//     out[(j div Ns) Ns R + (j mod Ns) + k Ns] = V_k          (k < R)
+//
+// One block does T = E/R groups in shared memory; DFT_R is radix-2 decimation in frequency in
+// place, four stages at a time in registers (bit-reversed result, read back reversed). Products are Shoup's: with w' = floor(w 2^64/p),
+// x w mod p = x w - floor(x w' / 2^64) p - {0 or p}, valid for any x < 2^64 since p < 2^63.
+//
+// Defines: WORD (64, or 32 for p < 2^31: words, tables and products in 32 bits), LOGE (log2 of
+// the words a block holds), NT (threads per block).
+#ifdef GPMP_FORCE_ERROR
+#error GPMP_FORCE_ERROR: this specialisation exists only to test error reporting
+#endif
+#ifndef LOGE
+#define LOGE 12
+#endif
+#ifndef NT
+#define NT 256
+#endif
+#ifndef WORD
+#define WORD 64
+#endif
+
+typedef unsigned long long u64;
+#define E (1u << LOGE)
+
+#if WORD == 32
+typedef unsigned word;
+__device__ __forceinline__ word mul_hi(word a, word b) { return __umulhi(a, b); }
+#elif WORD == 64
+typedef u64 word;
+__device__ __forceinline__ word mul_hi(word a, word b) { return __umul64hi(a, b); }
+#else
+#error WORD must be 32 or 64
+#endif
+
+// x w mod p for any word x, with wq = floor(w 2^WORD / p) and p < 2^(WORD-1).
+__device__ __forceinline__ word mul_shoup(word x, word w, word wq, word p) {
+    word q = mul_hi(x, wq);
+    word r = x * w - q * p;
+    return r >= p ? r - p : r;
+}
+__device__ __forceinline__ word add_mod(word a, word b, word p) {
+    word s = a + b;
+    return s >= p ? s - p : s;
+}
+__device__ __forceinline__ word sub_mod(word a, word b, word p) {
+    return a >= b ? a - b : a + (p - b);
+}
+
+// Shared-memory word of element i of the group starting at `base`: within each run of 32 words
+// the low five bits are XORed with the run index, so that strided and bit-reversed accesses of a
+// warp spread over the banks.
+__device__ __forceinline__ unsigned sw(unsigned base, unsigned i) {
+    return base + (i ^ ((i >> 5) & 31));
+}
+
+// C consecutive radix-2 DIF stages (half-spans h0 = 2^logh0, h0/2, ..., h0/2^(C-1)) on every
+// group, each thread holding 2^C words in registers: the words m + t q (t < 2^C, q = h0/2^(C-1))
+// of one 2 h0 block. Stage h maps (a, b) at offset o < h of a 2h block to (a + b, (a - b) w_2h^o).
+template <int C>
+__device__ __forceinline__ void dif_chunk(word* s, unsigned row, unsigned logr, unsigned logh0,
+                                          const word* __restrict__ roots, unsigned logr0, word p) {
+    const unsigned P = 1u << C, logq = logh0 + 1 - C;
+    const unsigned units_per_group = 1u << (logr - C);
+    for (unsigned u = threadIdx.x; u < (E >> C); u += NT) {
+        unsigned tl = u >> (logr - C), k = u & (units_per_group - 1);
+        unsigned m = k & ((1u << logq) - 1);
+        unsigned first = ((k >> logq) << (logh0 + 1)) + m, base = tl * row;
+        word v[P];
+#pragma unroll
+        for (unsigned t = 0; t < P; ++t) v[t] = s[sw(base, first + (t << logq))];
+#pragma unroll
+        for (int st = 0; st < C; ++st) {
+            const unsigned ht = 1u << (C - 1 - st);
+            const unsigned shift = logr0 - (logq + C - st);  // w_2h = w0^(R0/2h), 2h = 2^(C-st) q
+#pragma unroll
+            for (unsigned t = 0; t < P; ++t) {
+                if (t & ht) continue;
+                word x = v[t], y = v[t + ht];
+                v[t] = add_mod(x, y, p);
+                word d = sub_mod(x, y, p);
+                unsigned idx = (m + ((t & (ht - 1)) << logq)) << shift;
+                if (idx) d = mul_shoup(d, roots[2 * idx], roots[2 * idx + 1], p);
+                v[t + ht] = d;
+            }
+        }
+#pragma unroll
+        for (unsigned t = 0; t < P; ++t) s[sw(base, first + (t << logq))] = v[t];
+    }
+}
+
+// One Stockham pass of radix R = 2^logr (logr <= LOGE) at stride Ns = 2^logns over `groups` =
+// count n/R groups. roots[2k], roots[2k+1] = (w0^k, companion) for k < R0/2, w0 of order
+// R0 = 2^logr0 >= R. The pass twiddle w^e (e < n) is tlo[e mod L] thi[e div L], L = 2^logl, both
+// tables as (value, companion) pairs. When `scale` != 1 every output is multiplied by it.
+extern "C" __global__ void __launch_bounds__(NT) ntt_pass(
+    const word* __restrict__ in, word* __restrict__ out, u64 p64, unsigned logn, unsigned logr,
+    unsigned logns, u64 groups, const word* __restrict__ roots, unsigned logr0,
+    const word* __restrict__ tlo, const word* __restrict__ thi, unsigned logl, u64 scale64,
+    u64 scaleq64)
+{
+    __shared__ word s[E + E / 2];
+    const word p = (word)p64, scale = (word)scale64, scaleq = (word)scaleq64;
+    const unsigned R = 1u << logr, logt = LOGE - logr, T = 1u << logt;
+    const unsigned row = R + (T > 1);  // one word of padding between groups against bank conflicts
+    const unsigned logm = logn - logr; // n/R groups per transform
+    const u64 m = 1ull << logm, ns = 1ull << logns;
+    const u64 g0 = (u64)blockIdx.x << logt;
+
+    // Load: consecutive threads take consecutive groups (coalesced) when a transform has enough.
+    for (unsigned i = threadIdx.x; i < E; i += NT) {
+        unsigned tl, r;
+        if (m >= T) { r = i >> logt; tl = i & (T - 1); }
+        else        { tl = i >> logr; r = i & (R - 1); }
+        u64 g = g0 + tl;
+        if (g < groups) {
+            u64 b = g >> logm, j = g & (m - 1);
+            word x = in[(b << logn) + j + ((u64)r << logm)];
+            u64 e = ((j & (ns - 1)) * r) << (logm - logns);
+            if (e) {
+                u64 lo = e & ((1ull << logl) - 1), hi = e >> logl;
+                x = mul_shoup(x, tlo[2 * lo], tlo[2 * lo + 1], p);
+                if (hi) x = mul_shoup(x, thi[2 * hi], thi[2 * hi + 1], p);
+            }
+            s[sw(tl * row, r)] = x;
+        }
+    }
+    __syncthreads();
+
+    // DFT_R of every group: radix-2 DIF, four stages at a time in registers.
+    unsigned loglen = logr;  // log2 of the span of the next chunk of stages
+    while (loglen >= 4) { dif_chunk<4>(s, row, logr, loglen - 1, roots, logr0, p); loglen -= 4; __syncthreads(); }
+    if (loglen == 3) { dif_chunk<3>(s, row, logr, 2, roots, logr0, p); __syncthreads(); }
+    if (loglen == 2) { dif_chunk<2>(s, row, logr, 1, roots, logr0, p); __syncthreads(); }
+    if (loglen == 1) { dif_chunk<1>(s, row, logr, 0, roots, logr0, p); __syncthreads(); }
+
+    // Store: X_k sits at bit-reverse(k); coalesced over groups once the stride is large enough.
+    for (unsigned i = threadIdx.x; i < E; i += NT) {
+        unsigned tl, k;
+        if (ns >= T) { k = i >> logt; tl = i & (T - 1); }
+        else         { tl = i >> logr; k = i & (R - 1); }
+        u64 g = g0 + tl;
+        if (g < groups) {
+            u64 b = g >> logm, j = g & (m - 1);
+            word x = s[sw(tl * row, __brev(k) >> (32 - logr))];
+            if (scale != 1) x = mul_shoup(x, scale, scaleq, p);
+            out[(b << logn) + ((j >> logns) << (logns + logr)) + (j & (ns - 1)) + ((u64)k << logns)] = x;
+        }
+    }
+}

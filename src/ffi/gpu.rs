@@ -1,0 +1,97 @@
+//! CUDA devices: count, names, the current device and kernel warm-up.
+use super::gpmp_status;
+use super::status::{guard, guard_value};
+use crate::gpu::{compile, device};
+use crate::invalid;
+use std::ffi::{c_char, c_int};
+
+/// The number of CUDA devices; 0 when there is no driver or no device.
+#[no_mangle]
+pub extern "C" fn gpmp_cuda_device_count() -> c_int {
+    guard_value("gpmp_cuda_device_count", 0, || Ok(device::device_count().min(c_int::MAX as usize) as c_int))
+}
+
+/// Writes the name of CUDA device `device` into `buf` (`len` bytes, NUL-terminated, truncated to
+/// fit); `buf` is untouched on failure.
+///
+/// # Safety
+/// `buf` must point to `len` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_cuda_device_name(device: c_int, buf: *mut c_char, len: usize) -> gpmp_status {
+    guard("gpmp_cuda_device_name", || {
+        if buf.is_null() || len == 0 {
+            return invalid!("the name buffer is null or empty");
+        }
+        let name = device::name(device as i64)?;
+        let n = name.len().min(len - 1);
+        // SAFETY: the caller gives len >= n + 1 writable bytes at buf.
+        unsafe {
+            std::ptr::copy_nonoverlapping(name.as_ptr(), buf.cast::<u8>(), n);
+            *buf.add(n) = 0;
+        }
+        Ok(())
+    })
+}
+
+/// Makes `device` the CUDA device of every later GPU call in the process (default 0, or env
+/// `GPMP_CUDA_DEVICE`).
+#[no_mangle]
+pub extern "C" fn gpmp_set_cuda_device(device: c_int) -> gpmp_status {
+    guard("gpmp_set_cuda_device", || device::set_current(device as i64))
+}
+
+/// Opens the current device and compiles and loads every kernel now (otherwise that happens at
+/// first use).
+#[no_mangle]
+pub extern "C" fn gpmp_gpu_warmup() -> gpmp_status {
+    guard("gpmp_gpu_warmup", compile::warmup)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without libcuda (CI): no devices; every call fails cleanly and leaves the buffer untouched.
+    #[test]
+    fn without_cuda_the_c_api_reports_no_device() {
+        if device::driver_present() {
+            eprintln!("skipped: libcuda is present on this machine");
+            return;
+        }
+        assert_eq!(gpmp_cuda_device_count(), 0);
+        let mut buf = [b'x' as c_char; 8];
+        let st = unsafe { gpmp_cuda_device_name(0, buf.as_mut_ptr(), buf.len()) };
+        assert_eq!(st, gpmp_status::GPMP_NO_CUDA_DEVICE);
+        assert!(buf.iter().all(|&c| c == b'x' as c_char));
+        assert_eq!(gpmp_set_cuda_device(0), gpmp_status::GPMP_NO_CUDA_DEVICE);
+        assert_eq!(gpmp_gpu_warmup(), gpmp_status::GPMP_NO_CUDA_DEVICE);
+    }
+
+    #[test]
+    fn a_null_or_empty_name_buffer_is_invalid() {
+        assert_eq!(unsafe { gpmp_cuda_device_name(0, std::ptr::null_mut(), 8) }, gpmp_status::GPMP_INVALID_ARGUMENT);
+        let mut buf = [0 as c_char; 1];
+        assert_eq!(unsafe { gpmp_cuda_device_name(0, buf.as_mut_ptr(), 0) }, gpmp_status::GPMP_INVALID_ARGUMENT);
+    }
+
+    #[cfg(feature = "gpu-tests")]
+    #[test]
+    fn names_are_written_and_truncated_and_bad_devices_fail() {
+        use std::ffi::CStr;
+        let n = gpmp_cuda_device_count();
+        assert!(n > 0, "gpu-tests need a CUDA device");
+        let full = device::name(0).unwrap();
+        let mut buf = [b'x' as c_char; 256];
+        assert_eq!(unsafe { gpmp_cuda_device_name(0, buf.as_mut_ptr(), buf.len()) }, gpmp_status::GPMP_SUCCESS);
+        assert_eq!(unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap(), full);
+        let mut small = [b'x' as c_char; 5];
+        assert_eq!(unsafe { gpmp_cuda_device_name(0, small.as_mut_ptr(), small.len()) }, gpmp_status::GPMP_SUCCESS);
+        assert_eq!(unsafe { CStr::from_ptr(small.as_ptr()) }.to_bytes(), &full.as_bytes()[..4]);
+        for bad in [-1, n] {
+            assert_eq!(unsafe { gpmp_cuda_device_name(bad, buf.as_mut_ptr(), buf.len()) }, gpmp_status::GPMP_INVALID_ARGUMENT);
+            assert_eq!(gpmp_set_cuda_device(bad), gpmp_status::GPMP_INVALID_ARGUMENT);
+        }
+        assert_eq!(gpmp_set_cuda_device(0), gpmp_status::GPMP_SUCCESS);
+        assert_eq!(gpmp_gpu_warmup(), gpmp_status::GPMP_SUCCESS);
+    }
+}

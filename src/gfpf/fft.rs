@@ -1,0 +1,355 @@
+//! The DFT over Z/pZ in natural order in and out, for every power of two N | p − 1:
+//! X_i = Σ_j x_j ω^(ij), and its inverse with 1/N.
+//!
+//! Six-step recursion (Thesis (3.5)): N = N1·N2, x viewed as N1 × N2 (x[N2·n1 + n2]);
+//! (1) N2 DFTs of size N1 at ω^N2 on the columns (transposed to rows), (2) twiddles
+//! x[m1][n2] ·= ω^(m1·n2), (3) N1 DFTs of size N2 at ω^N1 on the rows, (4) a transpose gives
+//! X[m1 + N1·m2]. N2 is a power of K = 2k, and every size ≤ K is a base case: its root is a
+//! 2k-th root of unity, i.e. a power r^t of r, so it runs as a radix-2 DFT whose butterflies
+//! multiply only by powers of r (shifts, [`Gfpf::butterfly`]). For N = K^e this is the
+//! K^e FFT of the papers: e·K^(e−1) shift-only DFT_K and (e−1)·N twiddle multiplications.
+//! Rows of each step run in parallel (rayon); the twiddles ω^i (i < N) are tabulated once per
+//! (N, ω) and cached in the field.
+use super::Gfpf;
+use crate::int::try_zeroed;
+use crate::{invalid, Result};
+use rayon::prelude::*;
+
+/// ω^i for i < N, element-major.
+pub struct Twiddles {
+    pub(super) n: usize,
+    pub(super) omega: Vec<u64>,
+    pows: Vec<u64>,
+}
+
+/// Words per parallel task below which work stays serial.
+const GRAIN: usize = 1 << 14;
+
+impl Twiddles {
+    fn new(f: &Gfpf, n: usize, omega: &[u64]) -> Result<Self> {
+        let k = f.k;
+        let mut pows = try_zeroed(n * k)?;
+        const B: usize = 256;
+        pows.par_chunks_mut(B * k)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let mut w = f.pow_u64(omega, (c * B) as u64);
+                let mut t = vec![0u64; k];
+                for e in chunk.chunks_exact_mut(k) {
+                    e.copy_from_slice(&w);
+                    f.mul(&mut t, &w, omega);
+                    std::mem::swap(&mut w, &mut t);
+                }
+            });
+        Ok(Twiddles {
+            n,
+            omega: omega.to_vec(),
+            pows,
+        })
+    }
+}
+
+/// One transform: the field, its twiddles, the direction, and t with r^t = ω^(N/M0), M0 = min(N, 2k).
+struct Plan<'a> {
+    f: &'a Gfpf,
+    tw: &'a Twiddles,
+    inverse: bool,
+    t0: usize,
+    m0: usize,
+}
+
+/// dst (cols × rows) = transpose of src (rows × cols), elements of k words.
+fn transpose(dst: &mut [u64], src: &[u64], rows: usize, cols: usize, k: usize) {
+    let grain = (GRAIN / (rows * k)).max(1);
+    dst.par_chunks_mut(rows * k)
+        .with_min_len(grain)
+        .enumerate()
+        .for_each(|(j, d)| {
+            for (i, e) in d.chunks_exact_mut(k).enumerate() {
+                e.copy_from_slice(&src[(i * cols + j) * k..][..k]);
+            }
+        });
+}
+
+impl Plan<'_> {
+    /// Twiddle ω^(mult·i), the inverse root's power for the inverse transform.
+    fn twiddle(&self, i: usize) -> &[u64] {
+        let n = self.tw.n;
+        let i = if self.inverse { (n - i) % n } else { i };
+        &self.tw.pows[i * self.f.k..][..self.f.k]
+    }
+
+    /// In-place DFT of the m ≤ 2k elements of x at ω^(N/m) = r^(t0·m0/m) (r^−… when inverse).
+    fn base(&self, x: &mut [u64], m: usize, t: &mut [u64]) {
+        let k = self.f.k;
+        let k2 = 2 * k;
+        let lg = m.trailing_zeros();
+        if m == 1 {
+            return;
+        }
+        for i in 0..m {
+            let j = i.reverse_bits() >> (usize::BITS - lg);
+            if i < j {
+                let (a, b) = x.split_at_mut(j * k);
+                a[i * k..][..k].swap_with_slice(&mut b[..k]);
+            }
+        }
+        let mut em = self.t0 * (self.m0 / m) % k2;
+        if self.inverse {
+            em = (k2 - em) % k2;
+        }
+        let mut len = 2;
+        while len <= m {
+            let (half, step) = (len / 2, em * (m / len) % k2);
+            for blk in x.chunks_exact_mut(len * k) {
+                let (lo, hi) = blk.split_at_mut(half * k);
+                for (j, (a, b)) in lo
+                    .chunks_exact_mut(k)
+                    .zip(hi.chunks_exact_mut(k))
+                    .enumerate()
+                {
+                    self.f.butterfly(a, b, (step * j) & (k2 - 1), t);
+                }
+            }
+            len *= 2;
+        }
+    }
+
+    /// In-place DFT of size n (root ω^(N/n)) of x, with scratch of the same size.
+    fn run(&self, x: &mut [u64], scratch: &mut [u64], n: usize) {
+        let k = self.f.k;
+        let kk = 2 * k;
+        if n <= kk {
+            self.base(x, n, &mut scratch[..k]);
+            return;
+        }
+        let (lg, lgk) = (n.trailing_zeros(), kk.trailing_zeros());
+        let n2 = 1usize << (lgk * (lg / lgk / 2).max(1));
+        let n1 = n / n2;
+        // (1) columns → rows of scratch, DFTs of size n1.
+        transpose(scratch, x, n1, n2, k);
+        let g1 = (GRAIN / (n1 * k)).max(1);
+        scratch
+            .par_chunks_mut(n1 * k)
+            .zip(x.par_chunks_mut(n1 * k))
+            .with_min_len(g1)
+            .for_each(|(row, tmp)| self.run(row, tmp, n1));
+        transpose(x, scratch, n2, n1, k);
+        // (2) twiddles ω_n^(m1·n2), ω_n = ω^(N/n); (3) row DFTs of size n2.
+        let mult = self.tw.n / n;
+        let g2 = (GRAIN / (n2 * k)).max(1);
+        x.par_chunks_mut(n2 * k)
+            .zip(scratch.par_chunks_mut(n2 * k))
+            .enumerate()
+            .with_min_len(g2)
+            .for_each(|(m1, (row, tmp))| {
+                if m1 > 0 {
+                    let t = &mut tmp[..k];
+                    for (j, e) in row.chunks_exact_mut(k).enumerate().skip(1) {
+                        self.f.mul(t, e, self.twiddle(mult * m1 * j));
+                        e.copy_from_slice(t);
+                    }
+                }
+                self.run(row, tmp, n2);
+            });
+        // (4) X[m1 + n1·m2] = x[m1][m2].
+        transpose(scratch, x, n1, n2, k);
+        x.copy_from_slice(scratch);
+    }
+}
+
+impl Gfpf {
+    /// Checks N, ω (canonical, ω^(N/2) = −1, or ω = 1 for N = 1) and x (N canonical elements).
+    fn check_dft(&self, x: &[u64], n: usize, omega: &[u64]) -> Result<()> {
+        let k = self.k;
+        if !n.is_power_of_two() || n.trailing_zeros() as u64 > self.two_adicity() {
+            return invalid!("N = {n} is not a power of 2 dividing p − 1");
+        }
+        if omega.len() != k || !self.is_canonical(omega) {
+            return invalid!("ω is not a canonical element");
+        }
+        let primitive = if n == 1 {
+            omega == self.from_u64(1)
+        } else {
+            self.is_minus_one(&self.pow_u64(omega, n as u64 / 2))
+        };
+        if !primitive {
+            return invalid!("ω is not a primitive {n}-th root of unity");
+        }
+        if n.checked_mul(k) != Some(x.len()) {
+            return invalid!("x has {} words, not N·k = {n}·{k}", x.len());
+        }
+        self.check_vec(x, "x")
+    }
+
+    fn transform(&self, x: &mut [u64], n: usize, omega: &[u64], inverse: bool) -> Result<()> {
+        self.check_dft(x, n, omega)?;
+        if n == 1 {
+            return Ok(());
+        }
+        let tw = self.twiddles(n, omega, || Twiddles::new(self, n, omega))?;
+        let m0 = n.min(2 * self.k);
+        let eta = &tw.pows[(n / m0) * self.k..][..self.k];
+        let Some(t0) = self.log_r(eta) else {
+            return Err(crate::Error::Internal("ω^(N/M) is not a power of r".into()));
+        };
+        let plan = Plan {
+            f: self,
+            tw: &tw,
+            inverse,
+            t0,
+            m0,
+        };
+        let mut scratch = try_zeroed(x.len())?;
+        plan.run(x, &mut scratch, n);
+        Ok(())
+    }
+
+    /// In place, x ← (Σ_j x_j ω^(ij))_i: N canonical elements (N·k words), natural order in and out;
+    /// ω a primitive N-th root of unity, N a power of 2 dividing p − 1.
+    pub fn dft(&self, x: &mut [u64], n: usize, omega: &[u64]) -> Result<()> {
+        self.transform(x, n, omega, false)
+    }
+
+    /// The inverse of [`Gfpf::dft`] with the same ω: x ← (1/N)·(Σ_j x_j ω^(−ij))_i.
+    pub fn idft(&self, x: &mut [u64], n: usize, omega: &[u64]) -> Result<()> {
+        self.transform(x, n, omega, true)?;
+        if n > 1 {
+            let ninv = self.inv(&self.from_u64(n as u64))?;
+            let k = self.k;
+            x.par_chunks_mut(k).with_min_len(GRAIN / k).for_each_init(
+                || vec![0u64; k],
+                |t, e| {
+                    self.mul(t, e, &ninv);
+                    e.copy_from_slice(t);
+                },
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{eq, fields, p_mpz, random, value};
+    use crate::zpoly::testing::{Mpz, Rng};
+    use gmp_mpfr_sys::gmp;
+
+    /// X_i = Σ_j x_j ω^(ij) mod p in GMP.
+    fn naive(f: &super::Gfpf, x: &[u64], n: usize, omega: &[u64]) -> Vec<Mpz> {
+        let p = p_mpz(f);
+        let w = value(f, omega);
+        let xs: Vec<Mpz> = x.chunks(f.k()).map(|e| value(f, e)).collect();
+        (0..n)
+            .map(|i| {
+                let mut acc = Mpz::new();
+                let mut wi = Mpz::new();
+                let mut e = Mpz::new();
+                // SAFETY: initialised.
+                unsafe {
+                    gmp::mpz_set_ui(&mut e.0, i as u64);
+                    gmp::mpz_powm(&mut wi.0, &w.0, &e.0, &p.0); // ω^i
+                    let mut wij = Mpz::new();
+                    gmp::mpz_set_ui(&mut wij.0, 1);
+                    for xj in &xs {
+                        gmp::mpz_addmul(&mut acc.0, &xj.0, &wij.0);
+                        gmp::mpz_mul(&mut wij.0, &wij.0, &wi.0);
+                        gmp::mpz_mod(&mut wij.0, &wij.0, &p.0);
+                    }
+                    gmp::mpz_mod(&mut acc.0, &acc.0, &p.0);
+                }
+                acc
+            })
+            .collect()
+    }
+
+    fn input(f: &super::Gfpf, rng: &mut Rng, n: usize) -> Vec<u64> {
+        let k = f.k();
+        let mut x: Vec<u64> = (0..n).flat_map(|_| random(f, rng)).collect();
+        if n > 2 {
+            f.set_minus_one(&mut x[k..2 * k]); // p − 1
+            x[2 * k..3 * k].fill(f.radix() - 1); // all digits r − 1
+            x[..k].fill(0);
+        }
+        x
+    }
+
+    #[test]
+    fn dft_matches_naive_dft() {
+        let mut rng = Rng(0xD7);
+        for f in fields() {
+            let k = f.k();
+            let lg_max = f.two_adicity().min(if k >= 16 { 9 } else { 10 });
+            for lg in 0..=lg_max {
+                let n = 1usize << lg;
+                // FindOmega's root and another primitive root (ω^3).
+                let w0 = f.root_of_unity(n).unwrap();
+                for w in [w0.clone(), f.pow_u64(&w0, 3)] {
+                    let x = input(&f, &mut rng, n);
+                    let mut y = x.clone();
+                    f.dft(&mut y, n, &w).unwrap();
+                    assert!(f.check_vec(&y, "y").is_ok());
+                    let want = naive(&f, &x, n, &w);
+                    for i in 0..n {
+                        assert!(
+                            eq(&value(&f, &y[i * k..(i + 1) * k]), &want[i]),
+                            "r = {} k = {k} N = {n}: X_{i}",
+                            f.radix()
+                        );
+                    }
+                    f.idft(&mut y, n, &w).unwrap();
+                    assert_eq!(y, x, "round trip r = {} k = {k} N = {n}", f.radix());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn round_trip_large() {
+        let mut rng = Rng(0xD8);
+        for k in [8, 16] {
+            let f = super::Gfpf::builtin(k).unwrap();
+            for lg in [12, 13] {
+                let n = 1usize << lg;
+                let w = f.root_of_unity(n).unwrap();
+                let x = input(&f, &mut rng, n);
+                let mut y = x.clone();
+                f.dft(&mut y, n, &w).unwrap();
+                // Spot-check two outputs against GMP: X_1 and X_(N−1).
+                let want = naive(&f, &x, 2, &w);
+                let x1: Vec<u64> = {
+                    let mut s = vec![0u64; k];
+                    let mut t = vec![0u64; k];
+                    let mut wj = f.from_u64(1);
+                    for e in x.chunks(k) {
+                        f.mul(&mut t, e, &wj);
+                        f.add_assign(&mut s, &t);
+                        f.mul(&mut t, &wj, &w);
+                        wj.copy_from_slice(&t);
+                    }
+                    s
+                };
+                assert!(eq(&value(&f, &x1), &want[1]));
+                assert_eq!(&y[k..2 * k], &x1[..], "X_1, k = {k} N = {n}");
+                f.idft(&mut y, n, &w).unwrap();
+                assert_eq!(y, x, "round trip k = {k} N = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn dft_rejects_bad_input() {
+        let f = super::Gfpf::builtin(8).unwrap();
+        let w = f.root_of_unity(16).unwrap();
+        let mut x = vec![0u64; 16 * 8];
+        assert!(f.dft(&mut x, 16, &w).is_ok());
+        assert!(f.dft(&mut x, 8, &w).is_err()); // wrong order / length
+        assert!(f.dft(&mut x[..15 * 8], 15, &w).is_err());
+        let w2 = f.pow_u64(&w, 2); // not primitive of order 16
+        assert!(f.dft(&mut x, 16, &w2).is_err());
+        x[3] = f.radix(); // malformed digit
+        assert!(f.dft(&mut x, 16, &w).is_err());
+        let g = super::Gfpf::new(2, 4).unwrap(); // 17: v2 = 4
+        assert!(g.dft(&mut vec![0u64; 32 * 4], 32, &g.from_u64(3)).is_err());
+    }
+}

@@ -1,0 +1,40 @@
+//! The CUDA backend, in cudarc's three layers: `sys` (raw driver and NVRTC calls, loaded at run time),
+//! `result` (error codes as `Result`) and the safe wrappers (contexts, streams, device buffers).
+//!
+//! - [`device`]: discovery, one lazily created context per device, the current device;
+//! - [`compile`]: the CUDA C kernels of `kernels/`, compiled by NVRTC at first use and cached;
+//! - [`ntt`]: batched word-size NTTs on the device.
+//!
+//! No build needs CUDA: libcuda and libnvrtc are loaded when first used, and only after their
+//! presence has been checked (cudarc panics when a library is missing). Every driver or compiler
+//! failure becomes a [`crate::Error`], and every entry point runs inside [`shield`], so a panic of
+//! the bindings (a missing symbol in an old driver, say) is an error too.
+pub mod compile;
+pub mod device;
+pub mod ntt;
+
+use crate::{Error, Result};
+use cudarc::driver::{result::DriverError, sys::CUresult};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// A driver error as a gpmp error: out of memory stays out of memory, the rest is `Cuda`.
+pub(crate) fn driver_err(what: &str, e: DriverError) -> Error {
+    let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
+    match e.0 {
+        CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::OutOfMemory(format!("{what}: device out of memory ({name})")),
+        CUresult::CUDA_ERROR_NO_DEVICE => Error::NoCudaDevice(format!("{what}: {name}")),
+        _ => Error::Cuda(format!("{what}: {name}")),
+    }
+}
+
+/// Runs `f`, turning a panic of the CUDA bindings into `Error::Cuda`.
+pub(crate) fn shield<T>(what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(Error::Cuda(format!("{what}: {msg}")))
+    })
+}

@@ -1,0 +1,501 @@
+//! Batched word-size cyclic NTTs on the GPU: `count` transforms of length n = 2^k stored one after
+//! another, X_i = Σ_j x_j w^(ij) mod p in natural order (the inverse uses w^(−1) and multiplies by
+//! n^(−1)), for an odd prime p < 2^63 and a primitive n-th root of unity w.
+//!
+//! The transform is a sequence of radix-R Stockham passes (`kernels/ntt.cu`), each reading and
+//! writing every word once, in 32-bit words and arithmetic when p < 2^31, else 64-bit: one pass
+//! for n ≤ 2^12 (2^13 in 32-bit words), otherwise ⌈k/10⌉ passes of nearly equal radix
+//! (2^24 = 3 passes of 2^8). Twiddles are precomputed on the host with their Shoup companions
+//! ⌊t·2^bits/p⌋: the DFT_R roots (R_max/2 of them) and w^e for e < n as a product of two tables of
+//! about √n entries each.
+use super::compile::{self, Spec};
+use super::device::{self, Device};
+use super::{driver_err, shield};
+use crate::nmod::prime::{invmod, is_prime, mulmod, powmod};
+use crate::{invalid, Error, Result};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
+
+/// Threads per block (`NT` in the kernel).
+const NT: u32 = 256;
+/// Largest radix (log2) of a pass when the transform needs several.
+const MAX_LOGR: u32 = 10;
+/// Largest supported transform length (log2).
+const MAX_LOGN: u32 = 40;
+
+/// A device word: u32 (for p < 2^31) or u64.
+pub trait Word: DeviceRepr + Copy + Default + Send + Sync + 'static {
+    const BITS: u32;
+    fn from_u64(x: u64) -> Self;
+}
+impl Word for u32 {
+    const BITS: u32 = 32;
+    fn from_u64(x: u64) -> Self {
+        x as u32
+    }
+}
+impl Word for u64 {
+    const BITS: u32 = 64;
+    fn from_u64(x: u64) -> Self {
+        x
+    }
+}
+
+/// log2 of the words one block holds (`LOGE` in the kernel): 32 KiB of shared memory.
+fn loge(word_bits: u32) -> u32 {
+    if word_bits == 32 {
+        13
+    } else {
+        12
+    }
+}
+
+fn spec(word_bits: u32) -> Spec {
+    let defines = vec![("WORD", word_bits as i64), ("LOGE", loge(word_bits) as i64), ("NT", NT as i64)];
+    Spec { source: "ntt.cu", defines }
+}
+
+/// Every specialisation this module can request.
+pub fn specs() -> Vec<Spec> {
+    vec![spec(64), spec(32)]
+}
+
+/// The radices (log2) of the passes for n = 2^logn: one pass up to 2^loge, else the fewest passes
+/// of radix ≤ 2^MAX_LOGR, as equal as possible, larger first.
+fn pass_radices(logn: u32, loge: u32) -> Vec<u32> {
+    if logn <= loge {
+        return vec![logn];
+    }
+    let k = logn.div_ceil(MAX_LOGR);
+    (0..k).map(|i| logn / k + u32::from(i < logn % k)).collect()
+}
+
+/// The number of passes (each one read and one write of every word) for length 2^logn modulo p.
+pub fn passes(logn: u32, p: u64) -> usize {
+    pass_radices(logn, loge(if p < 1 << 31 { 32 } else { 64 })).len()
+}
+
+/// ⌊t·2^bits/p⌋, the Shoup companion of t < p (bits = 32 needs p < 2^31, 64 needs p < 2^63).
+fn companion(t: u64, p: u64, bits: u32) -> u64 {
+    (((t as u128) << bits) / p as u128) as u64
+}
+
+/// (w^i, companion) for i < len, flattened, in words of W.
+fn power_table<W: Word>(w: u64, len: usize, p: u64) -> Vec<W> {
+    let mut t = Vec::with_capacity(2 * len);
+    let mut x = 1 % p;
+    for _ in 0..len {
+        t.push(W::from_u64(x));
+        t.push(W::from_u64(companion(x, p, W::BITS)));
+        x = mulmod(x, w, p);
+    }
+    t
+}
+
+/// Checks p, n and w, and returns log2 n.
+pub fn check_params(n: usize, w: u64, p: u64) -> Result<u32> {
+    if !(3..1 << 63).contains(&p) || !is_prime(p) {
+        return invalid!("modulus {p} is not an odd prime below 2^63");
+    }
+    if !n.is_power_of_two() || n.trailing_zeros() > MAX_LOGN {
+        return invalid!("NTT length {n} is not a power of two up to 2^{MAX_LOGN}");
+    }
+    if w >= p || powmod(w, n as u64, p) != 1 || (n > 1 && powmod(w, n as u64 / 2, p) != p - 1) {
+        return invalid!("{w} is not a primitive {n}-th root of unity modulo {p}");
+    }
+    Ok(n.trailing_zeros())
+}
+
+/// A transform ready to run on one device in words of W (u32 needs p < 2^31): its passes,
+/// twiddle tables and kernel.
+pub struct Plan<W: Word> {
+    logn: u32,
+    p: u64,
+    radices: Vec<u32>,
+    logr0: u32,
+    logl: u32,
+    roots: CudaSlice<W>,
+    tlo: CudaSlice<W>,
+    thi: CudaSlice<W>,
+    scale: (u64, u64),
+    func: CudaFunction,
+}
+
+impl<W: Word> Plan<W> {
+    /// Plans the length-n transform with root w (w^(−1) and the factor n^(−1) when `inverse`),
+    /// uploading its tables on `stream`.
+    pub fn new(dev: &Device, stream: &Arc<CudaStream>, n: usize, w: u64, p: u64, inverse: bool) -> Result<Self> {
+        let logn = check_params(n, w, p)?;
+        if logn == 0 {
+            return invalid!("a GPU plan needs n >= 2");
+        }
+        if p >> (W::BITS - 1) != 0 {
+            return invalid!("modulus {p} needs 64-bit words");
+        }
+        let w = if inverse { invmod(w, p) } else { w };
+        let radices = pass_radices(logn, loge(W::BITS));
+        let logr0 = *radices.iter().max().expect("at least one pass");
+        let logl = logn.div_ceil(2);
+        let roots = power_table::<W>(powmod(w, (n >> logr0) as u64, p), 1 << (logr0 - 1), p);
+        let tlo = power_table::<W>(w, 1 << logl, p);
+        let thi = power_table::<W>(powmod(w, 1 << logl, p), 1 << (logn - logl), p);
+        let scale = if inverse { invmod(n as u64 % p, p) } else { 1 };
+        let func = compile::module(dev, &spec(W::BITS))?.load_function("ntt_pass").map_err(|e| driver_err("cuModuleGetFunction", e))?;
+        let up = |t: &[W]| stream.clone_htod(t).map_err(|e| driver_err("cuMemcpyHtoD", e));
+        Ok(Plan {
+            logn,
+            p,
+            logr0,
+            logl,
+            roots: up(&roots)?,
+            tlo: up(&tlo)?,
+            thi: up(&thi)?,
+            scale: (scale, companion(scale, p, W::BITS)),
+            radices,
+            func,
+        })
+    }
+
+    /// Transforms the `count` vectors in `x` (each entry < p), ping-ponging with `y` (both of at
+    /// least count·n words); returns whether the result ended in `y` (else in `x`). Asynchronous on
+    /// `stream`.
+    pub fn run(&self, stream: &Arc<CudaStream>, count: usize, x: &mut CudaSlice<W>, y: &mut CudaSlice<W>) -> Result<bool> {
+        let total = count.checked_shl(self.logn).filter(|t| t >> self.logn == count);
+        let total = total.ok_or_else(|| Error::SizeTooLarge(format!("{count} transforms of 2^{}", self.logn)))?;
+        if x.len() < total || y.len() < total {
+            return invalid!("device buffers hold {} and {} words, {total} needed", x.len(), y.len());
+        }
+        let mut in_y = false;
+        let mut logns = 0;
+        for (i, &logr) in self.radices.iter().enumerate() {
+            let groups = (total >> logr) as u64;
+            let blocks = groups.div_ceil(1 << (loge(W::BITS) - logr));
+            if blocks > i32::MAX as u64 {
+                return Err(Error::SizeTooLarge(format!("{blocks} blocks in one launch")));
+            }
+            let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (NT, 1, 1), shared_mem_bytes: 0 };
+            let last = i + 1 == self.radices.len();
+            let (scale, scaleq) = if last { self.scale } else { (1, 0) };
+            let (src, dst) = if in_y { (&*y, &mut *x) } else { (&*x, &mut *y) };
+            let mut b = stream.launch_builder(&self.func);
+            b.arg(src).arg(dst).arg(&self.p).arg(&self.logn).arg(&logr).arg(&logns).arg(&groups);
+            b.arg(&self.roots).arg(&self.logr0).arg(&self.tlo).arg(&self.thi).arg(&self.logl).arg(&scale).arg(&scaleq);
+            // SAFETY: the arguments match ntt_pass's signature; src and dst hold `total` words and
+            // every index the kernel forms is below `total` (b < count, j < n/R, r, k < R).
+            unsafe { b.launch(cfg) }.map_err(|e| driver_err("ntt_pass launch", e))?;
+            in_y = !in_y;
+            logns += logr;
+        }
+        Ok(in_y)
+    }
+}
+
+/// Two device buffers of `len` words each, for [`Plan::run`]; fails with `OutOfMemory` when the
+/// device cannot hold them.
+pub fn buffers<W: Word>(stream: &Arc<CudaStream>, len: usize) -> Result<(CudaSlice<W>, CudaSlice<W>)> {
+    shield("device buffers", || {
+        if len.checked_mul(2 * W::BITS as usize / 8).is_none() {
+            return Err(Error::OutOfMemory(format!("{len} words do not fit in the address space")));
+        }
+        // SAFETY: words have no invalid bit patterns; the contents are written before being read.
+        let x = unsafe { stream.alloc::<W>(len.max(1)) }.map_err(|e| driver_err("cuMemAlloc", e))?;
+        let y = unsafe { stream.alloc::<W>(len.max(1)) }.map_err(|e| driver_err("cuMemAlloc", e))?;
+        Ok((x, y))
+    })
+}
+
+/// `count` NTTs of length n in place (host memory in and out), on the current device.
+/// `x.len()` must be count·n and every entry below p.
+pub fn ntt_many(x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
+    check_params(n, w, p)?;
+    if count.checked_mul(n) != Some(x.len()) {
+        return invalid!("{} words given for {count} transforms of length {n}", x.len());
+    }
+    if let Some(i) = x.iter().position(|&v| v >= p) {
+        return invalid!("entry {i} = {} is not reduced modulo {p}", x[i]);
+    }
+    let dev = device::current()?;
+    if n == 1 || count == 0 {
+        return Ok(());
+    }
+    shield("GPU NTT", || {
+        if p < 1 << 31 {
+            let mut words: Vec<u32> = x.iter().map(|&v| v as u32).collect();
+            ntt_words(&dev, &mut words, count, n, w, p, inverse)?;
+            x.iter_mut().zip(&words).for_each(|(d, &s)| *d = s as u64);
+            Ok(())
+        } else {
+            ntt_words(&dev, x, count, n, w, p, inverse)
+        }
+    })
+}
+
+/// [`ntt_many`] on words of W, checked arguments.
+fn ntt_words<W: Word>(dev: &Device, x: &mut [W], count: usize, n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
+    let stream = dev.stream()?;
+    let plan = Plan::<W>::new(dev, &stream, n, w, p, inverse)?;
+    let (mut a, mut b) = buffers::<W>(&stream, x.len())?;
+    stream.memcpy_htod(&*x, &mut a).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+    let in_b = plan.run(&stream, count, &mut a, &mut b)?;
+    stream.memcpy_dtoh(if in_b { &b } else { &a }, x).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+    stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))
+}
+
+/// Kernel-only time of `count` forward NTTs of length n on the current device, in milliseconds:
+/// the median of `reps` runs timed by events after a warm-up run, on random device-resident data
+/// (32-bit words when p < 2^31).
+pub fn time_device(count: usize, n: usize, w: u64, p: u64, reps: usize) -> Result<f64> {
+    let dev = device::current()?;
+    if p < 1 << 31 {
+        time_words::<u32>(&dev, count, n, w, p, reps)
+    } else {
+        time_words::<u64>(&dev, count, n, w, p, reps)
+    }
+}
+
+fn time_words<W: Word>(dev: &Device, count: usize, n: usize, w: u64, p: u64, reps: usize) -> Result<f64> {
+    shield("GPU NTT timing", || {
+        let stream = dev.stream()?;
+        let plan = Plan::<W>::new(dev, &stream, n, w, p, false)?;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let data: Vec<W> = (0..count * n)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                W::from_u64(seed % p)
+            })
+            .collect();
+        let (mut a, mut b) = buffers::<W>(&stream, data.len())?;
+        let ev = |s: &Arc<CudaStream>| {
+            s.context()
+                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(|e| driver_err("cuEventCreate", e))
+        };
+        let (start, end) = (ev(&stream)?, ev(&stream)?);
+        let mut times = Vec::with_capacity(reps);
+        for i in 0..=reps {
+            stream.memcpy_htod(&data, &mut a).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+            start.record(&stream).map_err(|e| driver_err("cuEventRecord", e))?;
+            plan.run(&stream, count, &mut a, &mut b)?;
+            end.record(&stream).map_err(|e| driver_err("cuEventRecord", e))?;
+            end.synchronize().map_err(|e| driver_err("cuEventSynchronize", e))?;
+            if i > 0 {
+                times.push(start.elapsed_ms(&end).map_err(|e| driver_err("cuEventElapsedTime", e))? as f64);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        Ok(times.get(times.len() / 2).copied().unwrap_or(f64::NAN))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nmod::prime::{fourier_primes, primitive_root_of_unity};
+
+    #[test]
+    fn passes_cover_the_length() {
+        for bits in [32, 64] {
+            for logn in 1..=MAX_LOGN {
+                let r = pass_radices(logn, loge(bits));
+                assert_eq!(r.iter().sum::<u32>(), logn);
+                assert!(r.iter().all(|l| (1..=loge(bits)).contains(l)));
+                assert!(r.len() == 1 || r.iter().all(|&l| l <= MAX_LOGR));
+                assert!(r.windows(2).all(|w| w[0] >= w[1]));
+            }
+        }
+        assert_eq!(pass_radices(24, 12), vec![8, 8, 8]);
+        assert_eq!(pass_radices(12, 12), vec![12]);
+        assert_eq!(pass_radices(13, 13), vec![13]);
+    }
+
+    #[test]
+    fn bad_parameters_are_rejected_before_any_device_work() {
+        let p = fourier_primes(62, 30, 1)[0];
+        let w = primitive_root_of_unity(8, p).unwrap();
+        let mut x = vec![0u64; 8];
+        for (n, w, p) in [(8, w, p + 2), (8, w, 15), (6, w, p), (8, mulmod(w, w, p), p), (8, p, p), (8, w, 1 << 63)] {
+            assert!(matches!(ntt_many(&mut x, 1, n, w, p, false), Err(Error::InvalidArgument(_))), "{n} {w} {p}");
+        }
+        assert!(matches!(ntt_many(&mut x, 2, 8, w, p, false), Err(Error::InvalidArgument(_))));
+        x[3] = p;
+        assert!(matches!(ntt_many(&mut x, 1, 8, w, p, false), Err(Error::InvalidArgument(_))));
+    }
+
+    /// On a machine without CUDA a valid call reports `NoCudaDevice` and never panics.
+    #[test]
+    fn without_cuda_valid_calls_report_no_device() {
+        if device::driver_present() {
+            eprintln!("skipped: libcuda is present on this machine");
+            return;
+        }
+        let p = fourier_primes(62, 30, 1)[0];
+        let w = primitive_root_of_unity(1 << 10, p).unwrap();
+        let mut x: Vec<u64> = (0..1 << 10).collect();
+        assert!(matches!(ntt_many(&mut x, 1, 1 << 10, w, p, false), Err(Error::NoCudaDevice(_))));
+        assert!(matches!(time_device(1, 1 << 10, w, p, 1), Err(Error::NoCudaDevice(_))));
+        assert!(matches!(compile::warmup(), Err(Error::NoCudaDevice(_))));
+    }
+
+    #[cfg(feature = "gpu-tests")]
+    mod gpu {
+        use super::*;
+
+        /// x_i ← Σ_j x_j w^(ij) (times n^(−1) when `inverse`, with w^(−1)), O(n²).
+        fn naive(x: &[u64], w: u64, p: u64, inverse: bool) -> Vec<u64> {
+            let n = x.len();
+            let w = if inverse { invmod(w, p) } else { w };
+            let s = if inverse { invmod(n as u64 % p, p) } else { 1 };
+            (0..n)
+                .map(|i| {
+                    let wi = powmod(w, i as u64, p);
+                    let (mut acc, mut t) = (0u64, 1u64);
+                    for &xj in x {
+                        acc = ((acc as u128 + mulmod(xj, t, p) as u128) % p as u128) as u64;
+                        t = mulmod(t, wi, p);
+                    }
+                    mulmod(acc, s, p)
+                })
+                .collect()
+        }
+
+        fn rng(seed: u64) -> impl FnMut() -> u64 {
+            let mut s = seed | 1;
+            move || {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                s
+            }
+        }
+
+        fn primes() -> Vec<u64> {
+            vec![
+                fourier_primes(63, 32, 1)[0],
+                fourier_primes(62, 30, 1)[0],
+                fourier_primes(31, 24, 1)[0],
+                fourier_primes(32, 20, 1)[0], // just above 2^31: 64-bit words
+                fourier_primes(50, 30, 1)[0],
+                998_244_353,
+            ]
+        }
+
+        /// Random and edge inputs (all p−1, all 0, a unit vector) against the naive DFT, for every
+        /// pass structure up to 2^13 and counts 1 and 3; the inverse undoes the forward transform.
+        #[test]
+        fn matches_naive_dft() {
+            let mut r = rng(7);
+            for p in primes() {
+                for logn in 0..=13u32 {
+                    let n = 1usize << logn;
+                    if (p - 1) % n as u64 != 0 {
+                        continue;
+                    }
+                    let w = primitive_root_of_unity(n as u64, p).unwrap();
+                    for count in [1usize, 3] {
+                        for kind in 0..4 {
+                            let x: Vec<u64> = (0..count * n)
+                                .map(|i| match kind {
+                                    0 => r() % p,
+                                    1 => p - 1,
+                                    2 => 0,
+                                    _ => u64::from(i % n == 1 % n),
+                                })
+                                .collect();
+                            let mut y = x.clone();
+                            ntt_many(&mut y, count, n, w, p, false).unwrap();
+                            if logn <= 11 || kind == 0 && count == 1 {
+                                for c in 0..count {
+                                    let want = naive(&x[c * n..(c + 1) * n], w, p, false);
+                                    assert!(y[c * n..(c + 1) * n] == want[..], "p={p} n={n} count={count} kind={kind} c={c}");
+                                }
+                            }
+                            ntt_many(&mut y, count, n, w, p, true).unwrap();
+                            assert!(y == x, "inverse p={p} n={n} count={count} kind={kind}");
+                        }
+                    }
+                }
+            }
+        }
+
+        /// Large lengths (several passes): the forward transform agrees with the naive DFT at
+        /// sampled outputs, and the inverse restores the input.
+        #[test]
+        fn large_lengths_sampled() {
+            let mut r = rng(11);
+            for p in [fourier_primes(62, 30, 1)[0], fourier_primes(31, 24, 1)[0]] {
+                for (logn, count) in [(16u32, 5usize), (20, 2), (21, 1), (24, 1)] {
+                    let n = 1usize << logn;
+                    let w = primitive_root_of_unity(n as u64, p).unwrap();
+                    let x: Vec<u64> = (0..count * n).map(|_| r() % p).collect();
+                    let mut y = x.clone();
+                    ntt_many(&mut y, count, n, w, p, false).unwrap();
+                    let c = count - 1;
+                    let src = &x[c * n..];
+                    for _ in 0..8 {
+                        let i = (r() % n as u64) as usize;
+                        let wi = powmod(w, i as u64, p);
+                        let (mut acc, mut t) = (0u64, 1u64);
+                        for &xj in &src[..n] {
+                            acc = ((acc as u128 + mulmod(xj, t, p) as u128) % p as u128) as u64;
+                            t = mulmod(t, wi, p);
+                        }
+                        assert_eq!(y[c * n + i], acc, "p={p} n=2^{logn} i={i}");
+                    }
+                    ntt_many(&mut y, count, n, w, p, true).unwrap();
+                    assert!(y == x, "inverse p={p} n=2^{logn}");
+                }
+            }
+        }
+
+        #[test]
+        fn many_transforms_at_once() {
+            let mut r = rng(3);
+            let p = fourier_primes(62, 30, 1)[0];
+            for (n, count) in [(2usize, 5000usize), (16, 999), (1 << 10, 257)] {
+                let w = primitive_root_of_unity(n as u64, p).unwrap();
+                let x: Vec<u64> = (0..count * n).map(|_| r() % p).collect();
+                let mut y = x.clone();
+                ntt_many(&mut y, count, n, w, p, false).unwrap();
+                for c in [0, count / 2, count - 1] {
+                    assert!(y[c * n..(c + 1) * n] == naive(&x[c * n..(c + 1) * n], w, p, false)[..], "n={n} c={c}");
+                }
+            }
+        }
+
+        #[test]
+        fn absurd_sizes_are_out_of_memory() {
+            let dev = device::current().unwrap();
+            let stream = dev.stream().unwrap();
+            assert!(matches!(buffers::<u64>(&stream, 1 << 40), Err(Error::OutOfMemory(_))));
+            assert!(matches!(buffers::<u32>(&stream, usize::MAX / 4), Err(Error::OutOfMemory(_))));
+            // the device still works afterwards
+            let p = 998_244_353;
+            let w = primitive_root_of_unity(4, p).unwrap();
+            let mut x = vec![1, 2, 3, 4];
+            ntt_many(&mut x, 1, 4, w, p, false).unwrap();
+            assert_eq!(x, naive(&[1, 2, 3, 4], w, p, false));
+        }
+
+        #[test]
+        fn concurrent_calls_from_many_threads() {
+            let p = fourier_primes(62, 30, 1)[0];
+            let n = 1 << 12;
+            let w = primitive_root_of_unity(n as u64, p).unwrap();
+            std::thread::scope(|s| {
+                for t in 0..8u64 {
+                    s.spawn(move || {
+                        let mut r = rng(100 + t);
+                        for _ in 0..4 {
+                            let x: Vec<u64> = (0..n).map(|_| r() % p).collect();
+                            let mut y = x.clone();
+                            ntt_many(&mut y, 1, n, w, p, false).unwrap();
+                            assert!(y == naive(&x, w, p, false));
+                        }
+                    });
+                }
+            });
+        }
+    }
+}
