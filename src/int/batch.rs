@@ -57,8 +57,9 @@ fn run(
     let mut out = ZList::zeros((0..n).map(cap))?;
     out.par_rows_mut()?.enumerate().with_min_len(grain).try_for_each_init(
         Scratch::default,
-        |s, (i, (slot, sign))| {
-            *sign = f(i, slot, s)?;
+        |s, (i, row)| {
+            let neg = f(i, row.mag, s)?;
+            row.finish(neg);
             Ok(())
         },
     )?;

@@ -26,7 +26,7 @@ pub use mul::{mul_mag, NTT_MUL_MIN_LIMBS};
 pub use ntt_mul::ntt_mul;
 pub use pack::{pack_signed, unpack_signed};
 pub use shifted_sum::sum_shifted;
-pub use list::ZList;
+pub use list::{Row, ZList};
 pub use slab::{negate_in_place, ZSlab};
 pub use zvec::ZVec;
 

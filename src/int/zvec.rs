@@ -52,11 +52,11 @@ impl ZVec {
     pub fn to_list(&self) -> Result<ZList> {
         let (n, l) = (self.n, self.limbs());
         let mut out = ZList::zeros((0..n).map(|_| l))?;
-        out.par_rows_mut()?.enumerate().with_min_len(GRAIN).for_each(|(i, (row, s))| {
-            for (j, w) in row.iter_mut().enumerate() {
+        out.par_rows_mut()?.enumerate().with_min_len(GRAIN).for_each(|(i, row)| {
+            for (j, w) in row.mag.iter_mut().enumerate() {
                 *w = self.data[j * n + i];
             }
-            *s = self.neg[i];
+            row.finish(self.neg[i]);
         });
         Ok(out)
     }
