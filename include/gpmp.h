@@ -60,6 +60,16 @@ typedef enum gpmp_layout {
   GPMP_LAYOUT_DIGITS = 1,
 } gpmp_layout;
 
+/*
+ A generalized Fermat prime field (opaque, immutable, shareable across threads).
+ */
+typedef struct gpmp_gfpf gpmp_gfpf;
+
+/*
+ Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).
+ */
+typedef struct gpmp_zvec gpmp_zvec;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -260,6 +270,103 @@ enum gpmp_status gpmp_set_cuda_device(int device);
 enum gpmp_status gpmp_gpu_warmup(void);
 
 /*
+ r\[i\] = a\[i\] + b\[i\] for i < n (arrays of initialised `mpz_t`; r may be a or b).
+
+ # Safety
+ r, a, b point to n initialised `mpz_t` each (may be NULL when n = 0).
+ */
+enum gpmp_status gpmp_mpz_add_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
+
+/*
+ r\[i\] = a\[i\] − b\[i\].
+
+ # Safety
+ As `gpmp_mpz_add_n`.
+ */
+enum gpmp_status gpmp_mpz_sub_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
+
+/*
+ r\[i\] = a\[i\]·b\[i\].
+
+ # Safety
+ As `gpmp_mpz_add_n`.
+ */
+enum gpmp_status gpmp_mpz_mul_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
+
+/*
+ r\[i\] += a\[i\]·b\[i\].
+
+ # Safety
+ As `gpmp_mpz_add_n`.
+ */
+enum gpmp_status gpmp_mpz_addmul_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
+
+/*
+ r\[i\] = (a\[i\] + b\[i\]) mod m ∈ \[0, m), m > 1 (else `GPMP_INVALID_ARGUMENT`).
+
+ # Safety
+ As `gpmp_mpz_add_n`; m points to an initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_mpz_addmod_n(mpz_t *r,
+                                   const mpz_t *a,
+                                   const mpz_t *b,
+                                   mpz_srcptr m,
+                                   size_t n);
+
+/*
+ r\[i\] = (a\[i\] − b\[i\]) mod m ∈ \[0, m).
+
+ # Safety
+ As `gpmp_mpz_addmod_n`.
+ */
+enum gpmp_status gpmp_mpz_submod_n(mpz_t *r,
+                                   const mpz_t *a,
+                                   const mpz_t *b,
+                                   mpz_srcptr m,
+                                   size_t n);
+
+/*
+ r\[i\] = a\[i\]·b\[i\] mod m ∈ \[0, m).
+
+ # Safety
+ As `gpmp_mpz_addmod_n`.
+ */
+enum gpmp_status gpmp_mpz_mulmod_n(mpz_t *r,
+                                   const mpz_t *a,
+                                   const mpz_t *b,
+                                   mpz_srcptr m,
+                                   size_t n);
+
+/*
+ r\[i\] = base\[i\]^exp\[i\] mod m ∈ \[0, m); every exp\[i\] ≥ 0 (else `GPMP_INVALID_ARGUMENT`).
+
+ # Safety
+ As `gpmp_mpz_addmod_n`.
+ */
+enum gpmp_status gpmp_mpz_powm_n(mpz_t *r,
+                                 const mpz_t *base,
+                                 const mpz_t *exp,
+                                 mpz_srcptr m,
+                                 size_t n);
+
+/*
+ r = a·b by `int::mul_mag` (GMP below its crossover, a multi-threaded product above). r may be a
+ or b.
+
+ # Safety
+ r, a, b point to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_mpz_mul(mpz_ptr r, mpz_srcptr a, mpz_srcptr b);
+
+/*
+ r = a².
+
+ # Safety
+ r, a point to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_mpz_sqr(mpz_ptr r, mpz_srcptr a);
+
+/*
  *p = the `index`-th (from 0) odd prime below 2^bits, bits ∈ [20, 63], in the order "2-adic
  valuation k of p − 1 descending, then p descending" (p = c·2^k + 1, c odd): index 0 is the
  largest prime with the largest k for which one exists, and the list moves to a smaller k only
@@ -404,6 +511,89 @@ enum gpmp_status gpmp_set_backend(gpmp_backend b);
  The backend in use.
  */
 enum gpmp_backend gpmp_get_backend(void);
+
+/*
+ A zvec of n zeros of up to `bits` bits each, or NULL (out of memory, too large; see
+ `gpmp_last_error`). Free it with `gpmp_zvec_free`.
+ */
+struct gpmp_zvec *gpmp_zvec_new(size_t n, size_t bits);
+
+/*
+ Frees a zvec (NULL is allowed).
+
+ # Safety
+ v is NULL or from `gpmp_zvec_new`, not freed before.
+ */
+void gpmp_zvec_free(struct gpmp_zvec *v);
+
+/*
+ v\[i\] = a\[i\] for i < n; n must be v's length; `GPMP_SIZE_TOO_LARGE` (v unchanged) when an
+ element exceeds v's bits.
+
+ # Safety
+ v from `gpmp_zvec_new`; a points to n initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_zvec_set_mpz(struct gpmp_zvec *v, const mpz_t *a, size_t n);
+
+/*
+ a\[i\] = v\[i\] for i < n; n must be v's length.
+
+ # Safety
+ v from `gpmp_zvec_new`; a points to n initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_zvec_get_mpz(mpz_t *a, const struct gpmp_zvec *v, size_t n);
+
+/*
+ r = a + b element-wise.
+
+ # Safety
+ r, a, b from `gpmp_zvec_new` (possibly the same).
+ */
+enum gpmp_status gpmp_zvec_add(struct gpmp_zvec *r,
+                               const struct gpmp_zvec *a,
+                               const struct gpmp_zvec *b);
+
+/*
+ r = a − b element-wise.
+
+ # Safety
+ As `gpmp_zvec_add`.
+ */
+enum gpmp_status gpmp_zvec_sub(struct gpmp_zvec *r,
+                               const struct gpmp_zvec *a,
+                               const struct gpmp_zvec *b);
+
+/*
+ r = a·b element-wise; r needs bits ≥ a.bits + b.bits (else `GPMP_SIZE_TOO_LARGE`).
+
+ # Safety
+ As `gpmp_zvec_add`.
+ */
+enum gpmp_status gpmp_zvec_mul(struct gpmp_zvec *r,
+                               const struct gpmp_zvec *a,
+                               const struct gpmp_zvec *b);
+
+/*
+ r = a·b mod m element-wise, m > 1.
+
+ # Safety
+ As `gpmp_zvec_add`; m points to an initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_zvec_mulmod(struct gpmp_zvec *r,
+                                  const struct gpmp_zvec *a,
+                                  const struct gpmp_zvec *b,
+                                  mpz_srcptr m);
+
+/*
+ r = base^exp mod m element-wise, m > 1, exp ≥ 0.
+
+ # Safety
+ As `gpmp_zvec_mulmod`.
+ */
+enum gpmp_status gpmp_zvec_powm(struct gpmp_zvec *r,
+                                const struct gpmp_zvec *base,
+                                const struct gpmp_zvec *exp,
+                                mpz_srcptr m);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,7 +1,7 @@
 //! The C ABI from C and C++: builds every ffi-tests/*.c (`gcc -std=c11 -Wall -Wextra -Werror`) and
 //! ffi-tests/*.cpp (`g++ -std=c++17 -Wall -Wextra -Werror`) against include/ and the libgpmp.so that
-//! `cargo test` built for this run, and runs them; runs ffi-tests/bpas.c under valgrind when installed;
-//! installs into a temporary prefix with examples-c/Makefile and builds and runs the examples with
+//! `cargo test` built for this run, and runs them; runs ffi-tests/bpas.c and zvec.c under valgrind
+//! when installed; installs into a temporary prefix with examples-c/Makefile and builds and runs the examples with
 //! `cc prog.c $(pkg-config --cflags --libs gpmp)`.
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -104,19 +104,30 @@ fn defaults_from_environment() {
     run(command(exe).env("GPMP_NUM_THREADS", "3").env("GPMP_BACKEND", "cpu"));
 }
 
-#[test]
-fn bpas_layer_is_valgrind_clean() {
+/// Runs ffi-tests/`src` under valgrind (memcheck, leaks), when installed.
+fn valgrind_clean(src: &str) {
     if !have("valgrind") {
         eprintln!("valgrind is not installed: skipped");
         return;
     }
-    let exe = compile(&root().join("ffi-tests/bpas.c"), &scratch("valgrind"));
+    let name = src.trim_end_matches(".c");
+    let exe = compile(&root().join("ffi-tests").join(src), &scratch(&format!("valgrind-{name}")));
     // Definite leaks only: gpmp keeps process-lifetime caches (NTT plans, CRT constants) behind
     // statics, which valgrind reports as "possibly lost" through their interior pointers.
     run(command("valgrind")
         .args(["--error-exitcode=1", "--leak-check=full", "--errors-for-leak-kinds=definite", "-q"])
         .arg(format!("--suppressions={}", root().join("ffi-tests/valgrind.supp").display()))
         .arg(exe));
+}
+
+#[test]
+fn bpas_layer_is_valgrind_clean() {
+    valgrind_clean("bpas.c");
+}
+
+#[test]
+fn zvec_lifecycle_is_valgrind_clean() {
+    valgrind_clean("zvec.c");
 }
 
 #[test]

@@ -8,9 +8,11 @@ pub mod cumodp;
 pub mod gfpf;
 pub mod gpu;
 pub mod mpz;
+pub mod mpz_n;
 pub mod nmod;
 pub mod poly;
 pub mod runtime;
 pub mod status;
+pub mod zvec;
 
 pub use status::gpmp_status;

@@ -2,7 +2,7 @@
 //! a serial pass on the calling thread grows the `mpz_t` that are too small (so the host's GMP
 //! allocator — Julia's, Maple's — is only ever called from the caller's thread), then a parallel
 //! pass copies limbs and sets sizes.
-use crate::int::{IntRef, ZSlab};
+use crate::int::{IntRef, ZList, ZSlab};
 use crate::{invalid, Error, Result};
 use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
@@ -86,6 +86,12 @@ fn check_len(len: usize, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// The slots of an `mpz_t *` array (NULL slots when the array is NULL, for [`check_slots`]).
+pub(crate) fn array_slots(h: *mut mpz_t) -> impl Fn(usize) -> *mut mpz_t + Sync {
+    let h = SendPtr(h);
+    move |i| if h.get().is_null() { std::ptr::null_mut() } else { unsafe { h.get().add(i) } }
+}
+
 /// Checks that the `len` output slots of `out` (given by `slot`) are non-NULL.
 pub(crate) fn check_slots(len: usize, what: &str, slot: &impl Fn(usize) -> *mut mpz_t) -> Result<()> {
     check_len(len, what)?;
@@ -97,22 +103,43 @@ pub(crate) fn check_slots(len: usize, what: &str, slot: &impl Fn(usize) -> *mut 
     Ok(())
 }
 
-/// Results of fewer limbs than this are copied out on the caller's thread.
-const SERIAL_COPY_LIMBS: usize = 1 << 16;
+/// Results of fewer elements than this are copied out on the caller's thread.
+const SERIAL_COPY_LEN: usize = 4096;
 
-/// Writes the slab into the `mpz_t` given by `slot(i)`, i < h.len(). Call it on the caller's thread
-/// (not inside `runtime::install`): pass 1 may call the host's GMP allocator.
+/// Writes the slab into the `mpz_t` given by `slot(i)`, i < h.len() (see [`write_ints`]).
+///
+/// # Safety
+/// As [`write_ints`].
+pub(crate) unsafe fn write_slab(h: &ZSlab, slot: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
+    write_ints(h.len(), |i| h.get(i), slot)
+}
+
+/// Writes the list into the `mpz_t` given by `slot(i)`, i < h.len() (see [`write_ints`]).
+///
+/// # Safety
+/// As [`write_ints`].
+pub(crate) unsafe fn write_list(h: &ZList, slot: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
+    write_ints(h.len(), |i| h.get(i), slot)
+}
+
+/// Writes `get(i)` into the `mpz_t` given by `slot(i)` for i < len. Call it on the caller's thread
+/// (not inside `runtime::install`): pass 1 may call the host's GMP allocator. Nothing is written
+/// when an element exceeds GMP's size limit (some `mpz_t` may have been grown, none changed value).
 ///
 /// # Safety
 /// Every `slot(i)` is a distinct initialised `mpz_t` not borrowed by any live view.
-pub(crate) unsafe fn write_slab(h: &ZSlab, slot: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
-    let stride = h.stride();
-    if stride > i32::MAX as usize {
-        return Err(Error::SizeTooLarge(format!("a result coefficient of {stride} limbs exceeds GMP's limit")));
-    }
-    // Pass 1 (caller's thread): grow what is too small.
-    for i in 0..h.len() {
-        let need = h.get(i).mag.len();
+pub(crate) unsafe fn write_ints<'a>(
+    len: usize,
+    get: impl Fn(usize) -> IntRef<'a> + Sync,
+    slot: impl Fn(usize) -> *mut mpz_t + Sync,
+) -> Result<()> {
+    // Pass 1 (caller's thread): grow what is too small (values unchanged), stop at an element over
+    // GMP's size limit.
+    for i in 0..len {
+        let need = get(i).mag.len();
+        if need > i32::MAX as usize {
+            return Err(Error::SizeTooLarge(format!("result {i} of {need} limbs exceeds GMP's limit")));
+        }
         let z = slot(i);
         if ((*z).alloc as usize) < need {
             gmp::mpz_limbs_write(z, need as _);
@@ -120,9 +147,9 @@ pub(crate) unsafe fn write_slab(h: &ZSlab, slot: impl Fn(usize) -> *mut mpz_t + 
     }
     // Pass 2 (parallel in gpmp's pool; small results stay on this thread, where handing the copy
     // to the pool would cost more than the copy): copy limbs, set sizes.
-    let slot = &slot;
+    let (get, slot) = (&get, &slot);
     let copy = |i: usize| {
-        let v = h.get(i);
+        let v = get(i);
         let z = slot(i);
         // SAFETY: distinct mpz per i, capacity ensured in pass 1.
         unsafe {
@@ -133,10 +160,10 @@ pub(crate) unsafe fn write_slab(h: &ZSlab, slot: impl Fn(usize) -> *mut mpz_t + 
             (*z).size = if v.neg { -n } else { n };
         }
     };
-    if h.len() * stride < SERIAL_COPY_LIMBS {
-        (0..h.len()).for_each(copy);
+    if len < SERIAL_COPY_LEN {
+        (0..len).for_each(copy);
     } else {
-        crate::runtime::install(|| (0..h.len()).into_par_iter().with_min_len(1024).for_each(copy));
+        crate::runtime::install(|| (0..len).into_par_iter().with_min_len(1024).for_each(copy));
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! `gpmp_poly_mul*`: dense Z\[x\] multiplication over `mpz_t` arrays and arrays of pointers.
-use super::mpz::{check_slots, views_of_array, views_of_ptrs, write_slab, mpz_ptr, mpz_srcptr, mpz_t, SendPtr};
+use super::mpz::{array_slots, check_slots, views_of_array, views_of_ptrs, write_slab, mpz_ptr, mpz_srcptr, mpz_t, SendPtr};
 use super::status::guard;
 use super::gpmp_status;
 use crate::int::IntRef;
@@ -48,11 +48,6 @@ fn mul_into(
     };
     drop((f, g)); // the views may alias h
     unsafe { write_slab(&h, out) }
-}
-
-fn array_slots(h: *mut mpz_t) -> impl Fn(usize) -> *mut mpz_t + Sync {
-    let h = SendPtr(h);
-    move |i| if h.get().is_null() { std::ptr::null_mut() } else { unsafe { h.get().add(i) } }
 }
 
 /// h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;

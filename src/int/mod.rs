@@ -6,14 +6,19 @@
 //!   every multiplication algorithm;
 //! - [`try_zeroed`]: fallible allocation, so that out-of-memory becomes a status instead of an abort;
 //! - [`pack`]: signed Kronecker packing and unpacking; [`sum_shifted`]: Σ ±x_i·2^(64·o_i);
-//! - [`Mpz`], [`MpzView`]: GMP integers for exact signed intermediate values.
+//! - [`Mpz`], [`MpzView`]: GMP integers for exact signed intermediate values;
+//! - [`ZList`]: integers of individual sizes in one allocation; [`batch`]: element-wise arithmetic
+//!   over batches; [`ZVec`]: the word-major fixed-capacity vector behind `gpmp_zvec`.
 mod alloc;
+pub mod batch;
+mod list;
 mod mpz;
 mod mul;
 pub mod pack;
 mod ntt_mul;
 mod shifted_sum;
 mod slab;
+mod zvec;
 
 pub use alloc::{try_zeroed, try_zeroed_words};
 pub use mpz::{Mpz, MpzView};
@@ -21,7 +26,9 @@ pub use mul::{mul_mag, NTT_MUL_MIN_LIMBS};
 pub use ntt_mul::ntt_mul;
 pub use pack::{pack_signed, unpack_signed};
 pub use shifted_sum::sum_shifted;
+pub use list::{Row, ZList};
 pub use slab::{negate_in_place, ZSlab};
+pub use zvec::ZVec;
 
 /// Bits per limb.
 pub const LIMB_BITS: u64 = 64;

@@ -19,7 +19,7 @@ pub(crate) mod testing;
 mod timing;
 
 use crate::int::{IntRef, ZSlab};
-use crate::{Error, Result};
+use crate::Result;
 
 /// The algorithms of `gpmp_mul_alg` (same numbering).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
