@@ -14,12 +14,8 @@
 //!    N ≥ len C, N ≤ 2^v₂(p−1) = 2^272) is C itself: every residue in [0, p) is the exact
 //!    non-negative coefficient, no symmetric lift is needed. |F|·|G| = Σ c_m 2^(192 m) is the
 //!    overlap-add [`sum_shifted`].
-use super::kronecker::same;
 use crate::gfpf::Gfpf;
-use crate::int::{
-    limbs_for_bits, max_bits, pack_signed, product_bits, sum_shifted, try_zeroed, unpack_signed,
-    IntRef, ZSlab,
-};
+use crate::int::{sum_shifted, try_zeroed, IntRef, ZSlab};
 use crate::Result;
 use rayon::prelude::*;
 use std::sync::OnceLock;
@@ -35,24 +31,15 @@ fn field() -> &'static Gfpf {
 
 /// f·g by the big prime field FFT.
 pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
-    let pb = product_bits(max_bits(f), max_bits(g), f.len(), g.len());
-    let mut h = ZSlab::zeros(f.len() + g.len() - 1, limbs_for_bits(pb))?;
-    if pb == 0 {
-        return Ok(h);
-    }
-    let b = pb + 1;
-    let (p, neg) = if same(f, g) {
-        let (z, _) = pack_signed(f, b)?;
-        let e = to_field(&z)?;
-        (mul_chunks(&e, &e)?, false)
-    } else {
-        let (zf, zg) = rayon::join(|| pack_signed(f, b), || pack_signed(g, b));
-        let ((zf, nf), (zg, ng)) = (zf?, zg?);
-        let (ef, eg) = rayon::join(|| to_field(&zf), || to_field(&zg));
-        (mul_chunks(&ef?, &eg?)?, nf != ng)
-    };
-    unpack_signed(&mut h, &p, neg, b);
-    Ok(h)
+    super::kronecker::mul_by(f, g, &|a, b| {
+        if std::ptr::eq(a, b) {
+            let e = to_field(a)?;
+            mul_chunks(&e, &e)
+        } else {
+            let (ea, eb) = rayon::join(|| to_field(a), || to_field(b));
+            mul_chunks(&ea?, &eb?)
+        }
+    })
 }
 
 /// The chunks a_i of z (CHUNK_LIMBS limbs each) as field elements, element-major.

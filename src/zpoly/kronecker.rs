@@ -9,6 +9,12 @@ use crate::Result;
 
 /// f·g by Kronecker substitution.
 pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
+    mul_by(f, g, &|a, b| mul_mag(a, b))
+}
+
+/// f·g by Kronecker substitution with the big-integer product `product(|F|, |G|)` (called with
+/// the same slice twice for a square); the big-prime FFT route supplies its own.
+pub(crate) fn mul_by(f: &[IntRef], g: &[IntRef], product: &(dyn Fn(&[u64], &[u64]) -> Result<Vec<u64>> + Sync)) -> Result<ZSlab> {
     let pb = product_bits(max_bits(f), max_bits(g), f.len(), g.len());
     let mut h = ZSlab::zeros(f.len() + g.len() - 1, limbs_for_bits(pb))?;
     if pb == 0 {
@@ -17,11 +23,11 @@ pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
     let b = pb + 1;
     let (p, neg) = if same(f, g) {
         let (z, _) = pack_signed(f, b)?;
-        (mul_mag(&z, &z)?, false)
+        (product(&z, &z)?, false)
     } else {
         let (zf, zg) = rayon::join(|| pack_signed(f, b), || pack_signed(g, b));
         let ((zf, nf), (zg, ng)) = (zf?, zg?);
-        (mul_mag(&zf, &zg)?, nf != ng)
+        (product(&zf, &zg)?, nf != ng)
     };
     unpack_signed(&mut h, &p, neg, b);
     Ok(h)
