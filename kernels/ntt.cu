@@ -12,7 +12,9 @@
 // x w mod p = x w - floor(x w' / 2^64) p - {0 or p}, valid for any x < 2^64 since p < 2^63.
 //
 // Defines: WORD (64, or 32 for p < 2^31: words, tables and products in 32 bits), LOGE (log2 of
-// the words a block holds), NT (threads per block).
+// the words a block holds), NT (threads per block), MINB (blocks per SM the register allocation
+// must allow). Shared memory is dynamic, E + T words (E = 2^LOGE, T = E/R groups, one pad word
+// per group when T > 1).
 #ifdef GPMP_FORCE_ERROR
 #error GPMP_FORCE_ERROR: this specialisation exists only to test error reporting
 #endif
@@ -24,6 +26,9 @@
 #endif
 #ifndef WORD
 #define WORD 64
+#endif
+#ifndef MINB
+#define MINB 1
 #endif
 
 typedef unsigned long long u64;
@@ -38,6 +43,8 @@ __device__ __forceinline__ word mul_hi(word a, word b) { return __umul64hi(a, b)
 #else
 #error WORD must be 32 or 64
 #endif
+// A table entry (t, floor(t 2^WORD / p)), read by one vector load.
+struct __align__(2 * sizeof(word)) pair { word v, q; };
 
 // x w mod p for any word x, with wq = floor(w 2^WORD / p) and p < 2^(WORD-1).
 __device__ __forceinline__ word mul_shoup(word x, word w, word wq, word p) {
@@ -45,6 +52,7 @@ __device__ __forceinline__ word mul_shoup(word x, word w, word wq, word p) {
     word r = x * w - q * p;
     return r >= p ? r - p : r;
 }
+__device__ __forceinline__ word mul_shoup(word x, pair t, word p) { return mul_shoup(x, t.v, t.q, p); }
 __device__ __forceinline__ word add_mod(word a, word b, word p) {
     word s = a + b;
     return s >= p ? s - p : s;
@@ -65,7 +73,7 @@ __device__ __forceinline__ unsigned sw(unsigned base, unsigned i) {
 // of one 2 h0 block. Stage h maps (a, b) at offset o < h of a 2h block to (a + b, (a - b) w_2h^o).
 template <int C>
 __device__ __forceinline__ void dif_chunk(word* s, unsigned row, unsigned logr, unsigned logh0,
-                                          const word* __restrict__ roots, unsigned logr0, word p) {
+                                          const pair* __restrict__ roots, unsigned logr0, word p) {
     const unsigned P = 1u << C, logq = logh0 + 1 - C;
     const unsigned units_per_group = 1u << (logr - C);
     for (unsigned u = threadIdx.x; u < (E >> C); u += NT) {
@@ -86,7 +94,7 @@ __device__ __forceinline__ void dif_chunk(word* s, unsigned row, unsigned logr, 
                 v[t] = add_mod(x, y, p);
                 word d = sub_mod(x, y, p);
                 unsigned idx = (m + ((t & (ht - 1)) << logq)) << shift;
-                if (idx) d = mul_shoup(d, roots[2 * idx], roots[2 * idx + 1], p);
+                if (idx) d = mul_shoup(d, roots[idx], p);
                 v[t + ht] = d;
             }
         }
@@ -98,14 +106,14 @@ __device__ __forceinline__ void dif_chunk(word* s, unsigned row, unsigned logr, 
 // One Stockham pass of radix R = 2^logr (logr <= LOGE) at stride Ns = 2^logns over `groups` =
 // count n/R groups. roots[2k], roots[2k+1] = (w0^k, companion) for k < R0/2, w0 of order
 // R0 = 2^logr0 >= R. The pass twiddle w^e (e < n) is tlo[e mod L] thi[e div L], L = 2^logl, both
-// tables as (value, companion) pairs. When `scale` != 1 every output is multiplied by it.
-extern "C" __global__ void __launch_bounds__(NT) ntt_pass(
+// tables of (value, companion) pairs. When `scale` != 1 every output is multiplied by it.
+extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass(
     const word* __restrict__ in, word* __restrict__ out, u64 p64, unsigned logn, unsigned logr,
-    unsigned logns, u64 groups, const word* __restrict__ roots, unsigned logr0,
-    const word* __restrict__ tlo, const word* __restrict__ thi, unsigned logl, u64 scale64,
+    unsigned logns, u64 groups, const pair* __restrict__ roots, unsigned logr0,
+    const pair* __restrict__ tlo, const pair* __restrict__ thi, unsigned logl, u64 scale64,
     u64 scaleq64)
 {
-    __shared__ word s[E + E / 2];
+    extern __shared__ word s[];
     const word p = (word)p64, scale = (word)scale64, scaleq = (word)scaleq64;
     const unsigned R = 1u << logr, logt = LOGE - logr, T = 1u << logt;
     const unsigned row = R + (T > 1);  // one word of padding between groups against bank conflicts
@@ -125,8 +133,8 @@ extern "C" __global__ void __launch_bounds__(NT) ntt_pass(
             u64 e = ((j & (ns - 1)) * r) << (logm - logns);
             if (e) {
                 u64 lo = e & ((1ull << logl) - 1), hi = e >> logl;
-                x = mul_shoup(x, tlo[2 * lo], tlo[2 * lo + 1], p);
-                if (hi) x = mul_shoup(x, thi[2 * hi], thi[2 * hi + 1], p);
+                x = mul_shoup(x, tlo[lo], p);
+                if (hi) x = mul_shoup(x, thi[hi], p);
             }
             s[sw(tl * row, r)] = x;
         }

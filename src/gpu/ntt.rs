@@ -50,8 +50,29 @@ fn loge(word_bits: u32) -> u32 {
     }
 }
 
+/// Blocks per SM the kernel's register allocation must allow (`MINB`; 256 threads each, so at
+/// most 65536/(256·MINB) registers a thread). Measured on the H100 at 2^24 (bench/results/gpu-h100.md):
+/// 4 for 64-bit words (64 registers; 1 and 3 were slower), 4 for 32-bit words (5 and 6 were slower).
+/// `GPMP_NTT_MINB64` / `GPMP_NTT_MINB32` override it, for tuning on other devices.
+fn minb(word_bits: u32) -> u32 {
+    let var = format!("GPMP_NTT_MINB{word_bits}");
+    std::env::var(var).ok().and_then(|v| v.parse().ok()).filter(|&b| (1..=8).contains(&b)).unwrap_or(4)
+}
+
+/// Dynamic shared memory of a pass of radix 2^logr, in bytes: E words and one pad word per group
+/// when a block holds several groups.
+fn shared_bytes(word_bits: u32, logr: u32) -> u32 {
+    let (e, t) = (1u32 << loge(word_bits), 1u32 << (loge(word_bits) - logr));
+    (e + if t > 1 { t } else { 0 }) * word_bits / 8
+}
+
 fn spec(word_bits: u32) -> Spec {
-    let defines = vec![("WORD", word_bits as i64), ("LOGE", loge(word_bits) as i64), ("NT", NT as i64)];
+    let defines = vec![
+        ("WORD", word_bits as i64),
+        ("LOGE", loge(word_bits) as i64),
+        ("NT", NT as i64),
+        ("MINB", minb(word_bits) as i64),
+    ];
     Spec { source: "ntt.cu", defines }
 }
 
@@ -173,7 +194,8 @@ impl<W: Word> Plan<W> {
             if blocks > i32::MAX as u64 {
                 return Err(Error::SizeTooLarge(format!("{blocks} blocks in one launch")));
             }
-            let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (NT, 1, 1), shared_mem_bytes: 0 };
+            let shared_mem_bytes = shared_bytes(W::BITS, logr);
+            let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (NT, 1, 1), shared_mem_bytes };
             let last = i + 1 == self.radices.len();
             let (scale, scaleq) = if last { self.scale } else { (1, 0) };
             let (src, dst) = if in_y { (&*y, &mut *x) } else { (&*x, &mut *y) };
