@@ -10,7 +10,7 @@
  * until the generalized Fermat prime fields, issue 3). Every other algorithm must give the right
  * product; a listed one may already do so. ---- */
 static const int NOT_IMPLEMENTED[] = {
-    GPMP_MUL_SMALL_PRIME_NTT, GPMP_MUL_BIG_PRIME_FFT,
+    GPMP_MUL_BIG_PRIME_FFT,
 };
 
 static int not_implemented(int alg) {

@@ -65,32 +65,6 @@ extern "C" {
 #endif // __cplusplus
 
 /*
- The number of CUDA devices; 0 when there is no driver or no device.
- */
-int gpmp_cuda_device_count(void);
-
-/*
- Writes the name of CUDA device `device` into `buf` (`len` bytes, NUL-terminated, truncated to
- fit); `buf` is untouched on failure.
-
- # Safety
- `buf` must point to `len` writable bytes.
- */
-enum gpmp_status gpmp_cuda_device_name(int device, char *buf, size_t len);
-
-/*
- Makes `device` the CUDA device of every later GPU call in the process (default 0, or env
- `GPMP_CUDA_DEVICE`).
- */
-enum gpmp_status gpmp_set_cuda_device(int device);
-
-/*
- Opens the current device and compiles and loads every kernel now (otherwise that happens at
- first use).
- */
-enum gpmp_status gpmp_gpu_warmup(void);
-
-/*
  The field r^k + 1 after checking that k is a power of 2 in [2, 256] and r^k + 1 is prime
  (r even, r ≥ 2); NULL with `gpmp_last_error` set otherwise. Free with `gpmp_gfpf_free`.
  */
@@ -258,6 +232,96 @@ enum gpmp_status gpmp_gfpf_poly_mul(const struct gpmp_gfpf *F,
                                     size_t flen,
                                     const uint64_t *g,
                                     size_t glen);
+
+/*
+ The number of CUDA devices; 0 when there is no driver or no device.
+ */
+int gpmp_cuda_device_count(void);
+
+/*
+ Writes the name of CUDA device `device` into `buf` (`len` bytes, NUL-terminated, truncated to
+ fit); `buf` is untouched on failure.
+
+ # Safety
+ `buf` must point to `len` writable bytes.
+ */
+enum gpmp_status gpmp_cuda_device_name(int device, char *buf, size_t len);
+
+/*
+ Makes `device` the CUDA device of every later GPU call in the process (default 0, or env
+ `GPMP_CUDA_DEVICE`).
+ */
+enum gpmp_status gpmp_set_cuda_device(int device);
+
+/*
+ Opens the current device and compiles and loads every kernel now (otherwise that happens at
+ first use).
+ */
+enum gpmp_status gpmp_gpu_warmup(void);
+
+/*
+ *p = the `index`-th (from 0) odd prime below 2^bits, bits ∈ [20, 63], in the order "2-adic
+ valuation k of p − 1 descending, then p descending" (p = c·2^k + 1, c odd): index 0 is the
+ largest prime with the largest k for which one exists, and the list moves to a smaller k only
+ after every prime with the current one. Distinct indices give distinct primes; the prime at
+ index i supports transforms of every power-of-two length up to 2^k. index < 65536.
+
+ # Safety
+ `p` points to a writable `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_fourier_prime(unsigned int bits, size_t index, uint64_t *p);
+
+/*
+ *w = a primitive n-th root of unity mod p (n a power of two dividing p − 1, p an odd prime
+ < 2^63): g^((p−1)/n) for the smallest quadratic non-residue g, so the same (n, p) always gives
+ the same w, and w^(n/2) = p − 1.
+
+ # Safety
+ `w` points to a writable `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_primitive_root(uint64_t n, uint64_t p, uint64_t *w);
+
+/*
+ In place, x\[i\] ← Σ_j x\[j\]·w^(ij) mod p for i < n (natural order in and out, no scaling).
+ n a power of two (≥ 1), w < p of exact multiplicative order n, p an odd prime < 2^63, every
+ x\[j\] < p.
+
+ # Safety
+ `x` holds n `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_ntt(uint64_t *x, size_t n, uint64_t w, uint64_t p);
+
+/*
+ The inverse of `gpmp_nmod_ntt` with the same w: x\[i\] ← n^(−1)·Σ_j x\[j\]·w^(−ij) mod p.
+
+ # Safety
+ As `gpmp_nmod_ntt`.
+ */
+enum gpmp_status gpmp_nmod_intt(uint64_t *x, size_t n, uint64_t w, uint64_t p);
+
+/*
+ `gpmp_nmod_ntt` on each of `count` rows of length n stored one after another in x (rows in
+ parallel). count = 0 does nothing (n, w, p are still validated).
+
+ # Safety
+ `x` holds count·n `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_ntt_many(uint64_t *x, size_t count, size_t n, uint64_t w, uint64_t p);
+
+/*
+ h\[0 .. flen+glen−2\] = f·g mod p for any odd prime p < 2^63 (Fourier primes: one NTT product;
+ others: products modulo up to four 50-bit NTT primes and CRT). Nothing is written when flen or
+ glen is 0. Entries of f and g must be < p. h may alias f or g.
+
+ # Safety
+ `h` holds flen+glen−1 `uint64_t`, f and g hold flen and glen.
+ */
+enum gpmp_status gpmp_nmod_poly_mul(uint64_t *h,
+                                    const uint64_t *f,
+                                    size_t flen,
+                                    const uint64_t *g,
+                                    size_t glen,
+                                    uint64_t p);
 
 /*
  h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;

@@ -4,9 +4,11 @@
 #![allow(non_camel_case_types)]
 
 pub mod bpas;
-pub mod gpu;
+pub mod cumodp;
 pub mod gfpf;
+pub mod gpu;
 pub mod mpz;
+pub mod nmod;
 pub mod poly;
 pub mod runtime;
 pub mod status;

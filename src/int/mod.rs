@@ -11,12 +11,14 @@ mod alloc;
 mod mpz;
 mod mul;
 pub mod pack;
+mod ntt_mul;
 mod shifted_sum;
 mod slab;
 
-pub use alloc::try_zeroed;
+pub use alloc::{try_zeroed, try_zeroed_words};
 pub use mpz::{Mpz, MpzView};
-pub use mul::mul_mag;
+pub use mul::{mul_mag, NTT_MUL_MIN_LIMBS};
+pub use ntt_mul::ntt_mul;
 pub use pack::{pack_signed, unpack_signed};
 pub use shifted_sum::sum_shifted;
 pub use slab::{negate_in_place, ZSlab};

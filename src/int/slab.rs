@@ -1,5 +1,5 @@
 //! Fixed-stride matrix of signed integers, the common output of the Z\[x\] algorithms.
-use super::{normalized, try_zeroed, IntRef};
+use super::{normalized, try_zeroed, try_zeroed_words, IntRef};
 use crate::Result;
 use rayon::prelude::*;
 
@@ -19,7 +19,7 @@ impl ZSlab {
         let total = len.checked_mul(stride).ok_or_else(|| {
             crate::Error::SizeTooLarge(format!("{len} coefficients of {stride} limbs"))
         })?;
-        Ok(ZSlab { stride, mag: try_zeroed(total)?, neg: try_zeroed(len)? })
+        Ok(ZSlab { stride, mag: try_zeroed_words(total)?, neg: try_zeroed(len)? })
     }
 
     pub fn len(&self) -> usize {
@@ -64,6 +64,13 @@ impl ZSlab {
     pub fn par_rows_mut(&mut self) -> impl IndexedParallelIterator<Item = (&mut [u64], &mut bool)> {
         let stride = self.stride;
         self.mag.par_chunks_mut(stride).zip(self.neg.par_iter_mut())
+    }
+
+    /// Parallel iterator over blocks of `rows` consecutive elements: (magnitudes, signs), the
+    /// magnitudes `rows·stride` limbs (the last block may be shorter).
+    pub fn par_blocks_mut(&mut self, rows: usize) -> impl IndexedParallelIterator<Item = (&mut [u64], &mut [bool])> {
+        let stride = self.stride;
+        self.mag.par_chunks_mut(stride * rows).zip(self.neg.par_chunks_mut(rows))
     }
 
     /// Sequential iterator over (magnitude, sign) of every element, in order.

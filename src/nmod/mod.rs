@@ -1,3 +1,8 @@
 //! Word-size prime fields Z/pZ (p < 2^63): arithmetic, Fourier primes, NTTs and CRT.
+pub mod crt;
+pub mod multimod;
+pub mod ntt;
 pub mod plan;
+pub mod poly_mul;
 pub mod prime;
+pub mod reduce;

@@ -8,6 +8,62 @@ pub fn mulmod(a: u64, b: u64, p: u64) -> u64 {
     ((a as u128 * b as u128) % p as u128) as u64
 }
 
+/// Shoup's constant ⌊w·2^64/p⌋ for w < p, used by [`mul_shoup`].
+#[inline]
+pub fn shoup(w: u64, p: u64) -> u64 {
+    (((w as u128) << 64) / p as u128) as u64
+}
+
+/// a·w mod p for any a < 2^64, given w < p < 2^63 and ws = [`shoup`]`(w, p)` (Shoup 2007): with
+/// q = ⌊a·ws/2^64⌋, a·w − q·p lies in [0, 2p), so one conditional subtraction finishes.
+#[inline]
+pub fn mul_shoup(a: u64, w: u64, ws: u64, p: u64) -> u64 {
+    let q = ((a as u128 * ws as u128) >> 64) as u64;
+    let r = a.wrapping_mul(w).wrapping_sub(q.wrapping_mul(p));
+    if r >= p {
+        r - p
+    } else {
+        r
+    }
+}
+
+/// (a + b) mod p for a, b < p < 2^63.
+#[inline]
+pub fn addmod(a: u64, b: u64, p: u64) -> u64 {
+    let s = a + b;
+    if s >= p {
+        s - p
+    } else {
+        s
+    }
+}
+
+/// (a − b) mod p for a, b < p.
+#[inline]
+pub fn submod(a: u64, b: u64, p: u64) -> u64 {
+    if a >= b {
+        a - b
+    } else {
+        a + (p - b)
+    }
+}
+
+/// `Ok` when p is an odd prime < 2^63 (the moduli of the nmod layer), `InvalidArgument` otherwise.
+pub fn check_modulus(p: u64) -> Result<()> {
+    if p < 3 || p >= 1 << 63 || !is_prime(p) {
+        return invalid!("modulus {p} is not an odd prime below 2^63");
+    }
+    Ok(())
+}
+
+/// `Ok` when every entry of `x` is a residue in [0, p), `InvalidArgument` naming the first that is not.
+pub fn check_reduced(x: &[u64], p: u64, what: &str) -> Result<()> {
+    match x.iter().position(|&v| v >= p) {
+        Some(i) => invalid!("{what}[{i}] = {} is not reduced modulo {p}", x[i]),
+        None => Ok(()),
+    }
+}
+
 /// a^e mod p.
 pub fn powmod(mut a: u64, mut e: u64, p: u64) -> u64 {
     let mut r = 1 % p;
@@ -77,6 +133,42 @@ pub fn fourier_primes(bits: u32, min_k: u32, count: usize) -> Vec<u64> {
     out
 }
 
+/// Largest `index` accepted by [`fourier_prime`] (the search costs about 45·index primality tests).
+const FOURIER_INDEX_MAX: usize = 1 << 16;
+
+/// The `index`-th (from 0) odd prime below 2^bits in the order "2-adic valuation k of p − 1
+/// descending, then p descending": writing p = c·2^k + 1 with c odd, index 0 is the largest prime
+/// with the largest k for which any exists, and the list moves to a smaller k only after every
+/// prime with the current one. So index i has the i-th best transform capacity (NTTs of every
+/// length up to 2^k) and distinct indices give distinct primes (CRT-ready). bits ∈ [20, 63].
+pub fn fourier_prime(bits: u32, index: usize) -> Result<u64> {
+    if !(20..=63).contains(&bits) {
+        return invalid!("bits = {bits} is outside [20, 63]");
+    }
+    if index >= FOURIER_INDEX_MAX {
+        return invalid!("index {index} is not below {FOURIER_INDEX_MAX}");
+    }
+    let top = (1u64 << bits) - 1; // p ≤ top
+    let mut seen = 0;
+    for k in (1..bits).rev() {
+        let mut c = (top - 1) >> k;
+        if c % 2 == 0 {
+            c = c.wrapping_sub(1);
+        }
+        while c >= 1 && c != u64::MAX {
+            let p = (c << k) | 1;
+            if is_prime(p) {
+                if seen == index {
+                    return Ok(p);
+                }
+                seen += 1;
+            }
+            c = c.wrapping_sub(2);
+        }
+    }
+    invalid!("there are only {seen} odd primes below 2^{bits}")
+}
+
 /// A primitive n-th root of unity mod p (n a power of two dividing p − 1): g^((p−1)/n) for the
 /// smallest g that is a quadratic non-residue (then ω^(n/2) = −1, so ω has order exactly n).
 pub fn primitive_root_of_unity(n: u64, p: u64) -> Result<u64> {
@@ -129,6 +221,25 @@ mod tests {
         for &p in &ps {
             assert!(is_prime(p) && p < 1 << 50 && (p - 1) % (1 << 30) == 0);
         }
+    }
+
+    #[test]
+    fn fourier_prime_order() {
+        // Brute force over all primes below 2^20 for the first few ranks.
+        let mut all: Vec<u64> = (3..1u64 << 20).filter(|&p| is_prime(p)).collect();
+        all.sort_by_key(|&p| (std::cmp::Reverse((p - 1).trailing_zeros()), std::cmp::Reverse(p)));
+        for i in [0usize, 1, 2, 3, 10, 100, 1000] {
+            assert_eq!(fourier_prime(20, i).unwrap(), all[i], "index {i}");
+        }
+        assert_eq!(all[..2], [786_433, 65_537]); // 3·2^18 + 1, then 2^16 + 1
+        assert_eq!(fourier_prime(63, 0).unwrap(), 29 * (1 << 57) + 1);
+        let p = fourier_prime(63, 0).unwrap();
+        assert!(p < 1 << 63 && is_prime(p) && (p - 1).trailing_zeros() >= 55, "{p}");
+        let q = fourier_prime(63, 1).unwrap();
+        assert!(q != p && (q - 1).trailing_zeros() <= (p - 1).trailing_zeros());
+        assert!(fourier_prime(19, 0).is_err());
+        assert!(fourier_prime(64, 0).is_err());
+        assert!(fourier_prime(20, FOURIER_INDEX_MAX).is_err());
     }
 
     #[test]

@@ -8,11 +8,14 @@
 pub mod divide_conquer;
 pub mod kronecker;
 pub mod schoolbook;
+pub mod small_prime_ntt;
 pub mod toom;
 pub mod two_convolution;
 
 #[cfg(test)]
 pub(crate) mod testing;
+#[cfg(test)]
+mod timing;
 
 use crate::int::{IntRef, ZSlab};
 use crate::{Error, Result};
@@ -55,6 +58,7 @@ pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
         Alg::Toom4 => toom::mul4(f, g),
         Alg::Toom8 => toom::mul8(f, g),
         Alg::TwoConvolution => two_convolution::mul(f, g),
+        Alg::SmallPrimeNtt => small_prime_ntt::mul(f, g),
         Alg::BigPrimeFft => Err(Error::InvalidArgument(
             "GPMP_MUL_BIG_PRIME_FFT is not available yet (it comes with the generalized Fermat prime fields)".into(),
         )),

@@ -1,0 +1,84 @@
+//! nmod timings (issue 3, benchmark items 1 and 2, the Rust side):
+//! `cargo run --release --example nmod_bench -- [THREADS]` prints markdown tables of
+//! (1) gpmp's cyclic natural-order NTT (`nmod::ntt::ntt`, validation and scratch included) against
+//!     tfhe-ntt's negacyclic bit-reversed forward transform of the same size (`nmod::plan`), at a
+//!     50-bit and a 62-bit Fourier prime, n = 2^16 .. 2^22;
+//! (2) `nmod::poly_mul::poly_mul` at lengths 2^16, 2^20, 2^22 for p = 2^63 − 25 (3-prime CRT path)
+//!     and a 50-bit Fourier prime (one NTT product). FLINT's nmod_poly_mul: bench/nmod_flint.c.
+//! Wall clock, best of ≥ 10 runs and ≥ 1 s (the shared box is noisy), default 1 thread.
+use gpmp::nmod::{ntt, plan, poly_mul, prime};
+use std::time::Instant;
+
+fn best(mut f: impl FnMut()) -> f64 {
+    let (mut best, mut total, mut runs) = (f64::INFINITY, 0.0, 0);
+    while runs < 10 || total < 1.0 {
+        let t = Instant::now();
+        f();
+        let dt = t.elapsed().as_secs_f64();
+        best = best.min(dt);
+        total += dt;
+        runs += 1;
+    }
+    best
+}
+
+fn rand_vec(n: usize, p: u64, mut s: u64) -> Vec<u64> {
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s % p
+        })
+        .collect()
+}
+
+fn main() {
+    let threads: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(1);
+    gpmp::runtime::set_num_threads(threads).unwrap();
+    let p50 = prime::fourier_prime(50, 0).unwrap();
+    let p62 = prime::fourier_prime(62, 0).unwrap();
+    println!("## gpmp nmod NTT vs tfhe-ntt ({threads} thread(s))\n");
+    println!("p50 = {p50} (2-adicity {}), p62 = {p62} (2-adicity {})\n", (p50 - 1).trailing_zeros(), (p62 - 1).trailing_zeros());
+    println!("| n | p | tfhe-ntt fwd (us) | gpmp ntt (us) | ratio | gpmp intt (us) |");
+    println!("|---|---|---|---|---|---|");
+    for p in [p50, p62] {
+        for lg in 16..=22 {
+            let n = 1usize << lg;
+            let w = prime::primitive_root_of_unity(n as u64, p).unwrap();
+            let x = rand_vec(n, p, 12345 + lg as u64);
+            let pl = plan::plan(n, p).unwrap();
+            let mut b = x.clone();
+            let t_tfhe = best(|| {
+                b.copy_from_slice(&x);
+                pl.fwd(&mut b)
+            });
+            let t_copy = best(|| b.copy_from_slice(&x));
+            let t_ours = gpmp::runtime::install(|| {
+                best(|| {
+                    b.copy_from_slice(&x);
+                    ntt::ntt(&mut b, w, p).unwrap()
+                })
+            });
+            let t_inv = gpmp::runtime::install(|| {
+                best(|| {
+                    b.copy_from_slice(&x);
+                    ntt::intt(&mut b, w, p).unwrap()
+                })
+            });
+            let (a, o, i) = ((t_tfhe - t_copy) * 1e6, (t_ours - t_copy) * 1e6, (t_inv - t_copy) * 1e6);
+            println!("| 2^{lg} | {}-bit | {a:.0} | {o:.0} | {:.2} | {i:.0} |", 64 - p.leading_zeros(), o / a);
+        }
+    }
+    println!("\n## gpmp nmod poly_mul ({threads} thread(s)), balanced lengths\n");
+    println!("| len | p | ms |");
+    println!("|---|---|---|");
+    for p in [(1u64 << 63) - 25, p50] {
+        for lg in [16, 20, 22] {
+            let n = 1usize << lg;
+            let (f, g) = (rand_vec(n, p, 1), rand_vec(n, p, 2));
+            let t = gpmp::runtime::install(|| best(|| drop(poly_mul::poly_mul(&f, &g, p).unwrap())));
+            println!("| 2^{lg} | {p} | {:.1} |", t * 1e3);
+        }
+    }
+}

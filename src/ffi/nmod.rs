@@ -1,0 +1,133 @@
+//! `gpmp_nmod_*`: word-size prime fields Z/pZ (p an odd prime < 2^63): Fourier primes, roots of
+//! unity, cyclic NTTs and polynomial products. Residues are `uint64_t` in [0, p); an unreduced
+//! input is rejected with `GPMP_INVALID_ARGUMENT` (never silently reduced), outputs untouched.
+use super::gpmp_status;
+use super::status::guard;
+use crate::nmod::{ntt, poly_mul, prime};
+use crate::{invalid, runtime, Error, Result};
+use std::ffi::c_uint;
+
+/// The slice (ptr, len); NULL is allowed only for len = 0.
+pub(crate) unsafe fn slice_in<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T]> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return invalid!("{what} is NULL with length {len}");
+    }
+    if len.checked_mul(std::mem::size_of::<T>()).is_none_or(|b| b > isize::MAX as usize) {
+        return Err(Error::SizeTooLarge(format!("{what}: length {len} is too large")));
+    }
+    Ok(std::slice::from_raw_parts(ptr, len))
+}
+
+/// The mutable slice (ptr, len); NULL is allowed only for len = 0.
+pub(crate) unsafe fn slice_out<'a, T>(ptr: *mut T, len: usize, what: &str) -> Result<&'a mut [T]> {
+    slice_in(ptr as *const T, len, what)?;
+    Ok(if len == 0 { &mut [] } else { std::slice::from_raw_parts_mut(ptr, len) })
+}
+
+/// *p = the `index`-th (from 0) odd prime below 2^bits, bits ∈ [20, 63], in the order "2-adic
+/// valuation k of p − 1 descending, then p descending" (p = c·2^k + 1, c odd): index 0 is the
+/// largest prime with the largest k for which one exists, and the list moves to a smaller k only
+/// after every prime with the current one. Distinct indices give distinct primes; the prime at
+/// index i supports transforms of every power-of-two length up to 2^k. index < 65536.
+///
+/// # Safety
+/// `p` points to a writable `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_nmod_fourier_prime(bits: c_uint, index: usize, p: *mut u64) -> gpmp_status {
+    guard("gpmp_nmod_fourier_prime", || {
+        if p.is_null() {
+            return invalid!("p is NULL");
+        }
+        *p = prime::fourier_prime(bits, index)?;
+        Ok(())
+    })
+}
+
+/// *w = a primitive n-th root of unity mod p (n a power of two dividing p − 1, p an odd prime
+/// < 2^63): g^((p−1)/n) for the smallest quadratic non-residue g, so the same (n, p) always gives
+/// the same w, and w^(n/2) = p − 1.
+///
+/// # Safety
+/// `w` points to a writable `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_nmod_primitive_root(n: u64, p: u64, w: *mut u64) -> gpmp_status {
+    guard("gpmp_nmod_primitive_root", || {
+        if w.is_null() {
+            return invalid!("w is NULL");
+        }
+        prime::check_modulus(p)?;
+        *w = prime::primitive_root_of_unity(n, p)?;
+        Ok(())
+    })
+}
+
+/// In place, x\[i\] ← Σ_j x\[j\]·w^(ij) mod p for i < n (natural order in and out, no scaling).
+/// n a power of two (≥ 1), w < p of exact multiplicative order n, p an odd prime < 2^63, every
+/// x\[j\] < p.
+///
+/// # Safety
+/// `x` holds n `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_nmod_ntt(x: *mut u64, n: usize, w: u64, p: u64) -> gpmp_status {
+    guard("gpmp_nmod_ntt", || {
+        if n == 0 {
+            return invalid!("transform length 0");
+        }
+        let x = slice_out(x, n, "x")?;
+        runtime::install(|| ntt::ntt(x, w, p))
+    })
+}
+
+/// The inverse of `gpmp_nmod_ntt` with the same w: x\[i\] ← n^(−1)·Σ_j x\[j\]·w^(−ij) mod p.
+///
+/// # Safety
+/// As `gpmp_nmod_ntt`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_nmod_intt(x: *mut u64, n: usize, w: u64, p: u64) -> gpmp_status {
+    guard("gpmp_nmod_intt", || {
+        if n == 0 {
+            return invalid!("transform length 0");
+        }
+        let x = slice_out(x, n, "x")?;
+        runtime::install(|| ntt::intt(x, w, p))
+    })
+}
+
+/// `gpmp_nmod_ntt` on each of `count` rows of length n stored one after another in x (rows in
+/// parallel). count = 0 does nothing (n, w, p are still validated).
+///
+/// # Safety
+/// `x` holds count·n `uint64_t`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_nmod_ntt_many(x: *mut u64, count: usize, n: usize, w: u64, p: u64) -> gpmp_status {
+    guard("gpmp_nmod_ntt_many", || {
+        let len = count.checked_mul(n).ok_or_else(|| Error::SizeTooLarge(format!("{count} rows of length {n}")))?;
+        if n == 0 {
+            return invalid!("transform length 0");
+        }
+        let x = slice_out(x, len, "x")?;
+        runtime::install(|| ntt::ntt_many(x, n, w, p))
+    })
+}
+
+/// h\[0 .. flen+glen−2\] = f·g mod p for any odd prime p < 2^63 (Fourier primes: one NTT product;
+/// others: products modulo up to four 50-bit NTT primes and CRT). Nothing is written when flen or
+/// glen is 0. Entries of f and g must be < p. h may alias f or g.
+///
+/// # Safety
+/// `h` holds flen+glen−1 `uint64_t`, f and g hold flen and glen.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_nmod_poly_mul(h: *mut u64, f: *const u64, flen: usize, g: *const u64, glen: usize, p: u64) -> gpmp_status {
+    guard("gpmp_nmod_poly_mul", || {
+        let (fs, gs) = (slice_in(f, flen, "f")?, slice_in(g, glen, "g")?);
+        let hlen = if flen == 0 || glen == 0 { 0 } else { flen + glen - 1 };
+        slice_in(h as *const u64, hlen, "h")?;
+        // f and g may alias h: their last use is here, before h is borrowed mutably.
+        let r = runtime::install(|| poly_mul::poly_mul(fs, gs, p))?;
+        slice_out(h, hlen, "h")?.copy_from_slice(&r);
+        Ok(())
+    })
+}
