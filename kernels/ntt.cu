@@ -13,7 +13,9 @@
 //
 // Defines: WORD (64, or 32 for p < 2^31: words, tables and products in 32 bits), LOGE (log2 of
 // the words a block holds), NT (threads per block), MINB (blocks per SM the register allocation
-// must allow). Shared memory is dynamic, E + T words (E = 2^LOGE, T = E/R groups, one pad word
+// must allow), LAZY (1 when p < 2^(WORD-2): Harvey's lazy reduction, values kept in [0, 2p)
+// between stages, differences formed as x - y + 2p < 4p, products left in [0, 2p), one final
+// correction at the store; Harvey, "Faster arithmetic for number-theoretic transforms", 2014). Shared memory is dynamic, E + T words (E = 2^LOGE, T = E/R groups, one pad word
 // per group when T > 1).
 #ifdef GPMP_FORCE_ERROR
 #error GPMP_FORCE_ERROR: this specialisation exists only to test error reporting
@@ -29,6 +31,9 @@
 #endif
 #ifndef MINB
 #define MINB 1
+#endif
+#ifndef LAZY
+#define LAZY 0
 #endif
 
 typedef unsigned long long u64;
@@ -53,12 +58,44 @@ __device__ __forceinline__ word mul_shoup(word x, word w, word wq, word p) {
     return r >= p ? r - p : r;
 }
 __device__ __forceinline__ word mul_shoup(word x, pair t, word p) { return mul_shoup(x, t.v, t.q, p); }
-__device__ __forceinline__ word add_mod(word a, word b, word p) {
-    word s = a + b;
-    return s >= p ? s - p : s;
+// x w mod p, or with LAZY a representative in [0, 2p) (x w - q p before the last correction).
+__device__ __forceinline__ word mul_lazy(word x, pair t, word p) {
+#if LAZY
+    return x * t.v - mul_hi(x, t.q) * p;
+#else
+    return mul_shoup(x, t, p);
+#endif
 }
-__device__ __forceinline__ word sub_mod(word a, word b, word p) {
+// The butterfly's sum a + b, in [0, 2p) with LAZY (inputs in [0, 2p)), else reduced.
+__device__ __forceinline__ word add_lazy(word a, word b, word p) {
+    const word m = LAZY ? 2 * p : p;
+    word s = a + b;
+    return s >= m ? s - m : s;
+}
+// The butterfly's difference a - b before its product: a - b + 2p in (0, 4p) with LAZY, else
+// reduced.
+__device__ __forceinline__ word sub_lazy(word a, word b, word p) {
+#if LAZY
+    return a + 2 * p - b;
+#else
     return a >= b ? a - b : a + (p - b);
+#endif
+}
+// A difference that gets no product: back into [0, 2p) with LAZY.
+__device__ __forceinline__ word sub_fix(word d, word p) {
+#if LAZY
+    return d >= 2 * p ? d - 2 * p : d;
+#else
+    return d;
+#endif
+}
+// A stage value as a residue in [0, p).
+__device__ __forceinline__ word reduce_out(word x, word p) {
+#if LAZY
+    return x >= p ? x - p : x;
+#else
+    return x;
+#endif
 }
 
 // Shared-memory word of element i of the group starting at `base`: within each run of 32 words
@@ -91,10 +128,10 @@ __device__ __forceinline__ void dif_chunk(word* s, unsigned row, unsigned logr, 
             for (unsigned t = 0; t < P; ++t) {
                 if (t & ht) continue;
                 word x = v[t], y = v[t + ht];
-                v[t] = add_mod(x, y, p);
-                word d = sub_mod(x, y, p);
+                v[t] = add_lazy(x, y, p);
+                word d = sub_lazy(x, y, p);
                 unsigned idx = (m + ((t & (ht - 1)) << logq)) << shift;
-                if (idx) d = mul_shoup(d, roots[idx], p);
+                d = idx ? mul_lazy(d, roots[idx], p) : sub_fix(d, p);
                 v[t + ht] = d;
             }
         }
@@ -133,8 +170,8 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass(
             u64 e = ((j & (ns - 1)) * r) << (logm - logns);
             if (e) {
                 u64 lo = e & ((1ull << logl) - 1), hi = e >> logl;
-                x = mul_shoup(x, tlo[lo], p);
-                if (hi) x = mul_shoup(x, thi[hi], p);
+                x = mul_lazy(x, tlo[lo], p);
+                if (hi) x = mul_lazy(x, thi[hi], p);
             }
             s[sw(tl * row, r)] = x;
         }
@@ -157,7 +194,7 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass(
         if (g < groups) {
             u64 b = g >> logm, j = g & (m - 1);
             word x = s[sw(tl * row, __brev(k) >> (32 - logr))];
-            if (scale != 1) x = mul_shoup(x, scale, scaleq, p);
+            x = scale != 1 ? mul_shoup(x, scale, scaleq, p) : reduce_out(x, p);
             out[(b << logn) + ((j >> logns) << (logns + logr)) + (j & (ns - 1)) + ((u64)k << logns)] = x;
         }
     }

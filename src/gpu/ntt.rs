@@ -3,7 +3,8 @@
 //! n^(−1)), for an odd prime p < 2^63 and a primitive n-th root of unity w.
 //!
 //! The transform is a sequence of radix-R Stockham passes (`kernels/ntt.cu`), each reading and
-//! writing every word once, in 32-bit words and arithmetic when p < 2^31, else 64-bit: one pass
+//! writing every word once, in 32-bit words and arithmetic when p < 2^31, else 64-bit, with lazy
+//! reduction (values in [0, 2p) between stages) when p < 2^30 or 2^62 respectively: one pass
 //! for n ≤ 2^12 (2^13 in 32-bit words), otherwise ⌈k/10⌉ passes of nearly equal radix
 //! (2^24 = 3 passes of 2^8). Twiddles are precomputed on the host with their Shoup companions
 //! ⌊t·2^bits/p⌋: the DFT_R roots (R_max/2 of them) and w^e for e < n as a product of two tables of
@@ -66,8 +67,11 @@ fn shared_bytes(word_bits: u32, logr: u32) -> u32 {
     (e + if t > 1 { t } else { 0 }) * word_bits / 8
 }
 
-fn spec(word_bits: u32) -> Spec {
+/// The kernel for words of `word_bits` bits; `lazy` (p < 2^(word_bits − 2)) selects Harvey's lazy
+/// reduction (`LAZY` in the kernel).
+fn spec(word_bits: u32, lazy: bool) -> Spec {
     let defines = vec![
+        ("LAZY", i64::from(lazy)),
         ("WORD", word_bits as i64),
         ("LOGE", loge(word_bits) as i64),
         ("NT", NT as i64),
@@ -78,7 +82,7 @@ fn spec(word_bits: u32) -> Spec {
 
 /// Every specialisation this module can request.
 pub fn specs() -> Vec<Spec> {
-    vec![spec(64), spec(32)]
+    vec![spec(64, false), spec(64, true), spec(32, false), spec(32, true)]
 }
 
 /// The radices (log2) of the passes for n = 2^logn: one pass up to 2^loge, else the fewest passes
@@ -161,7 +165,7 @@ impl<W: Word> Plan<W> {
         let tlo = power_table::<W>(w, 1 << logl, p);
         let thi = power_table::<W>(powmod(w, 1 << logl, p), 1 << (logn - logl), p);
         let scale = if inverse { invmod(n as u64 % p, p) } else { 1 };
-        let func = compile::module(dev, &spec(W::BITS))?.load_function("ntt_pass").map_err(|e| driver_err("cuModuleGetFunction", e))?;
+        let func = compile::module(dev, &spec(W::BITS, p >> (W::BITS - 2) == 0))?.load_function("ntt_pass").map_err(|e| driver_err("cuModuleGetFunction", e))?;
         let up = |t: &[W]| stream.clone_htod(t).map_err(|e| driver_err("cuMemcpyHtoD", e));
         Ok(Plan {
             logn,
