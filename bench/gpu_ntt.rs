@@ -1,12 +1,60 @@
 //! Kernel-only timing of the GPU NTT (events, median after a warm-up): one transform and a batch
-//! of 2^24/n transforms, for a ~62-bit prime (64-bit words) and a ~31-bit prime (32-bit words).
+//! of 2^24/n transforms, for a ~62-bit prime (64-bit words, lazy reduction), a ~31-bit prime
+//! (32-bit words) and a ~30-bit prime (32-bit words, lazy reduction).
 //! Prints a Markdown table; the bound is the memory traffic (each pass reads and writes every
 //! word once: passes · 2 · word bytes · points) at 3.0 TB/s (H100 device-to-device copy).
 //!   usage: gpu_ntt [reps] [log2 n ...]   (default 20 reps, log2 n = 16 18 20 22 24)
+//!          gpu_ntt e2e [reps]             end-to-end gpmp_nmod_ntt_many (host words in and out) on
+//!                                          the GPU against the CPU (all cores), for AUTO's threshold
 use gpmp::gpu::{device, ntt};
 use gpmp::nmod::prime::{fourier_primes, primitive_root_of_unity};
+use gpmp::runtime::{self, Backend};
+use std::time::Instant;
+
+/// Median wall time in ms of `reps` runs of f on a fresh copy of x (after one warm-up run).
+fn median_ms(x: &[u64], reps: usize, f: impl Fn(&mut [u64])) -> f64 {
+    let mut t: Vec<f64> = (0..=reps)
+        .map(|_| {
+            let mut y = x.to_vec();
+            let s = Instant::now();
+            f(&mut y);
+            s.elapsed().as_secs_f64() * 1e3
+        })
+        .skip(1)
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
+}
+
+/// End-to-end ntt_many (host u64 words in and out) on each backend, rows of 2^10 and single rows.
+fn end_to_end(reps: usize) {
+    println!("| prime | log2 n | count | CPU ms ({} threads) | GPU ms | CPU/GPU |", runtime::num_threads());
+    println!("|---|---|---|---|---|---|");
+    for p in [fourier_primes(62, 30, 1)[0], fourier_primes(31, 24, 1)[0]] {
+        for logt in (12..=24).step_by(2) {
+            for logn in [10usize, logt] {
+                let (n, count) = (1usize << logn, 1usize << (logt - logn));
+                let w = primitive_root_of_unity(n as u64, p).unwrap();
+                let x: Vec<u64> = (0..n * count).map(|i| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) % p).collect();
+                let mut ms = [0.0; 2];
+                for (i, b) in [Backend::Cpu, Backend::Gpu].into_iter().enumerate() {
+                    runtime::set_backend(b).unwrap();
+                    ms[i] = median_ms(&x, reps, |y| runtime::install(|| gpmp::nmod::ntt::ntt_many(y, n, w, p)).unwrap());
+                }
+                println!("| {p} | {logn} | {count} | {:.3} | {:.3} | {:.2} |", ms[0], ms[1], ms[0] / ms[1]);
+                if logn == logt {
+                    break;
+                }
+            }
+        }
+    }
+}
 
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("e2e") {
+        let reps = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(5);
+        return end_to_end(reps);
+    }
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|s| s.parse().ok()).collect();
     let reps = args.first().copied().unwrap_or(20);
     let sizes = if args.len() > 1 { args[1..].to_vec() } else { vec![16, 18, 20, 22, 24] };
@@ -20,7 +68,7 @@ fn main() {
     println!("device: {} (sm_{}{}), driver {}", dev.name, dev.cc.0, dev.cc.1, dev.driver_version);
     println!("| prime | log2 n | count | passes | kernel ms | bound ms (3.0 TB/s) | Gpoints/s |");
     println!("|---|---|---|---|---|---|---|");
-    for p in [fourier_primes(62, 30, 1)[0], fourier_primes(31, 24, 1)[0]] {
+    for p in [fourier_primes(62, 30, 1)[0], fourier_primes(31, 24, 1)[0], fourier_primes(30, 24, 1)[0]] {
         let word_bytes = if p < 1 << 31 { 4.0 } else { 8.0 };
         for &logn in &sizes {
             for count in [1usize, 1 << 24usize.saturating_sub(logn)] {

@@ -12,7 +12,11 @@
 // x w mod p = x w - floor(x w' / 2^64) p - {0 or p}, valid for any x < 2^64 since p < 2^63.
 //
 // Defines: WORD (64, or 32 for p < 2^31: words, tables and products in 32 bits), LOGE (log2 of
-// the words a block holds), NT (threads per block).
+// the words a block holds), NT (threads per block), MINB (blocks per SM the register allocation
+// must allow), LAZY (1 when p < 2^(WORD-2): Harvey's lazy reduction, values kept in [0, 2p)
+// between stages, differences formed as x - y + 2p < 4p, products left in [0, 2p), one final
+// correction at the store; Harvey, "Faster arithmetic for number-theoretic transforms", 2014). Shared memory is dynamic, E + T words (E = 2^LOGE, T = E/R groups, one pad word
+// per group when T > 1).
 #ifdef GPMP_FORCE_ERROR
 #error GPMP_FORCE_ERROR: this specialisation exists only to test error reporting
 #endif
@@ -24,6 +28,12 @@
 #endif
 #ifndef WORD
 #define WORD 64
+#endif
+#ifndef MINB
+#define MINB 1
+#endif
+#ifndef LAZY
+#define LAZY 0
 #endif
 
 typedef unsigned long long u64;
@@ -38,6 +48,8 @@ __device__ __forceinline__ word mul_hi(word a, word b) { return __umul64hi(a, b)
 #else
 #error WORD must be 32 or 64
 #endif
+// A table entry (t, floor(t 2^WORD / p)), read by one vector load.
+struct __align__(2 * sizeof(word)) pair { word v, q; };
 
 // x w mod p for any word x, with wq = floor(w 2^WORD / p) and p < 2^(WORD-1).
 __device__ __forceinline__ word mul_shoup(word x, word w, word wq, word p) {
@@ -45,12 +57,45 @@ __device__ __forceinline__ word mul_shoup(word x, word w, word wq, word p) {
     word r = x * w - q * p;
     return r >= p ? r - p : r;
 }
-__device__ __forceinline__ word add_mod(word a, word b, word p) {
-    word s = a + b;
-    return s >= p ? s - p : s;
+__device__ __forceinline__ word mul_shoup(word x, pair t, word p) { return mul_shoup(x, t.v, t.q, p); }
+// x w mod p, or with LAZY a representative in [0, 2p) (x w - q p before the last correction).
+__device__ __forceinline__ word mul_lazy(word x, pair t, word p) {
+#if LAZY
+    return x * t.v - mul_hi(x, t.q) * p;
+#else
+    return mul_shoup(x, t, p);
+#endif
 }
-__device__ __forceinline__ word sub_mod(word a, word b, word p) {
+// The butterfly's sum a + b, in [0, 2p) with LAZY (inputs in [0, 2p)), else reduced.
+__device__ __forceinline__ word add_lazy(word a, word b, word p) {
+    const word m = LAZY ? 2 * p : p;
+    word s = a + b;
+    return s >= m ? s - m : s;
+}
+// The butterfly's difference a - b before its product: a - b + 2p in (0, 4p) with LAZY, else
+// reduced.
+__device__ __forceinline__ word sub_lazy(word a, word b, word p) {
+#if LAZY
+    return a + 2 * p - b;
+#else
     return a >= b ? a - b : a + (p - b);
+#endif
+}
+// A difference that gets no product: back into [0, 2p) with LAZY.
+__device__ __forceinline__ word sub_fix(word d, word p) {
+#if LAZY
+    return d >= 2 * p ? d - 2 * p : d;
+#else
+    return d;
+#endif
+}
+// A stage value as a residue in [0, p).
+__device__ __forceinline__ word reduce_out(word x, word p) {
+#if LAZY
+    return x >= p ? x - p : x;
+#else
+    return x;
+#endif
 }
 
 // Shared-memory word of element i of the group starting at `base`: within each run of 32 words
@@ -65,7 +110,7 @@ __device__ __forceinline__ unsigned sw(unsigned base, unsigned i) {
 // of one 2 h0 block. Stage h maps (a, b) at offset o < h of a 2h block to (a + b, (a - b) w_2h^o).
 template <int C>
 __device__ __forceinline__ void dif_chunk(word* s, unsigned row, unsigned logr, unsigned logh0,
-                                          const word* __restrict__ roots, unsigned logr0, word p) {
+                                          const pair* __restrict__ roots, unsigned logr0, word p) {
     const unsigned P = 1u << C, logq = logh0 + 1 - C;
     const unsigned units_per_group = 1u << (logr - C);
     for (unsigned u = threadIdx.x; u < (E >> C); u += NT) {
@@ -83,10 +128,10 @@ __device__ __forceinline__ void dif_chunk(word* s, unsigned row, unsigned logr, 
             for (unsigned t = 0; t < P; ++t) {
                 if (t & ht) continue;
                 word x = v[t], y = v[t + ht];
-                v[t] = add_mod(x, y, p);
-                word d = sub_mod(x, y, p);
+                v[t] = add_lazy(x, y, p);
+                word d = sub_lazy(x, y, p);
                 unsigned idx = (m + ((t & (ht - 1)) << logq)) << shift;
-                if (idx) d = mul_shoup(d, roots[2 * idx], roots[2 * idx + 1], p);
+                d = idx ? mul_lazy(d, roots[idx], p) : sub_fix(d, p);
                 v[t + ht] = d;
             }
         }
@@ -98,14 +143,14 @@ __device__ __forceinline__ void dif_chunk(word* s, unsigned row, unsigned logr, 
 // One Stockham pass of radix R = 2^logr (logr <= LOGE) at stride Ns = 2^logns over `groups` =
 // count n/R groups. roots[2k], roots[2k+1] = (w0^k, companion) for k < R0/2, w0 of order
 // R0 = 2^logr0 >= R. The pass twiddle w^e (e < n) is tlo[e mod L] thi[e div L], L = 2^logl, both
-// tables as (value, companion) pairs. When `scale` != 1 every output is multiplied by it.
-extern "C" __global__ void __launch_bounds__(NT) ntt_pass(
+// tables of (value, companion) pairs. When `scale` != 1 every output is multiplied by it.
+extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass(
     const word* __restrict__ in, word* __restrict__ out, u64 p64, unsigned logn, unsigned logr,
-    unsigned logns, u64 groups, const word* __restrict__ roots, unsigned logr0,
-    const word* __restrict__ tlo, const word* __restrict__ thi, unsigned logl, u64 scale64,
+    unsigned logns, u64 groups, const pair* __restrict__ roots, unsigned logr0,
+    const pair* __restrict__ tlo, const pair* __restrict__ thi, unsigned logl, u64 scale64,
     u64 scaleq64)
 {
-    __shared__ word s[E + E / 2];
+    extern __shared__ word s[];
     const word p = (word)p64, scale = (word)scale64, scaleq = (word)scaleq64;
     const unsigned R = 1u << logr, logt = LOGE - logr, T = 1u << logt;
     const unsigned row = R + (T > 1);  // one word of padding between groups against bank conflicts
@@ -125,8 +170,8 @@ extern "C" __global__ void __launch_bounds__(NT) ntt_pass(
             u64 e = ((j & (ns - 1)) * r) << (logm - logns);
             if (e) {
                 u64 lo = e & ((1ull << logl) - 1), hi = e >> logl;
-                x = mul_shoup(x, tlo[2 * lo], tlo[2 * lo + 1], p);
-                if (hi) x = mul_shoup(x, thi[2 * hi], thi[2 * hi + 1], p);
+                x = mul_lazy(x, tlo[lo], p);
+                if (hi) x = mul_lazy(x, thi[hi], p);
             }
             s[sw(tl * row, r)] = x;
         }
@@ -149,7 +194,7 @@ extern "C" __global__ void __launch_bounds__(NT) ntt_pass(
         if (g < groups) {
             u64 b = g >> logm, j = g & (m - 1);
             word x = s[sw(tl * row, __brev(k) >> (32 - logr))];
-            if (scale != 1) x = mul_shoup(x, scale, scaleq, p);
+            x = scale != 1 ? mul_shoup(x, scale, scaleq, p) : reduce_out(x, p);
             out[(b << logn) + ((j >> logns) << (logns + logr)) + (j & (ns - 1)) + ((u64)k << logns)] = x;
         }
     }

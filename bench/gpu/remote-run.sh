@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the device machine from the checkout root, over a packed build (../shared/gpu/pack.sh) copied to
 # .gpu-helper/ (lib/ with libgpmp.so and libgmp.so.10, tests/gpmp-*, bin/gpu_ntt): the library tests, the NTT
-# timing table (bench.md) and an Nsight Compute profile of one 2^24 transform, all under $OUT.
+# timing table (bench.md), the end-to-end GPU-vs-CPU table (e2e.md) and an Nsight Compute profile of one 2^24
+# transform, all under $OUT.
 set -u
 H=$PWD/.gpu-helper
 nv=$(find /usr /opt -name 'libnvrtc.so.13' 2>/dev/null | head -1)
@@ -14,6 +15,7 @@ for t in "$H"/tests/gpmp-*; do timeout 300 "$t" --test-threads=8 "$@" > $OUT/tes
 grep -E "^test |test result|panicked|FAILED" $OUT/tests.log | grep -v " ok$" | tail -40
 echo "tests fail=$fail"
 timeout 150 "$H"/bin/gpu_ntt 20 2>&1 | tee $OUT/bench.md
+GPMP_BACKEND=cpu timeout 120 "$H"/bin/gpu_ntt e2e 5 2>&1 | tee $OUT/e2e.md
 # Profile the three passes of one 2^24 transform (62-bit, then 32-bit words) with Nsight Compute.
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 if [ -n "$NCU" ]; then

@@ -67,6 +67,9 @@ pub unsafe extern "C" fn gpmp_nmod_primitive_root(n: u64, p: u64, w: *mut u64) -
 /// In place, x\[i\] ← Σ_j x\[j\]·w^(ij) mod p for i < n (natural order in and out, no scaling).
 /// n a power of two (≥ 1), w < p of exact multiplicative order n, p an odd prime < 2^63, every
 /// x\[j\] < p.
+/// Backend: the GPU under `GPMP_BACKEND_GPU` (`GPMP_NO_CUDA_DEVICE` without a usable one) and under
+/// `GPMP_BACKEND_AUTO` for n ≥ 2^20 when a GPU is usable; same results on either (`_intt` and
+/// `_ntt_many` likewise).
 ///
 /// # Safety
 /// `x` holds n `uint64_t`.
@@ -130,4 +133,90 @@ pub unsafe extern "C" fn gpmp_nmod_poly_mul(h: *mut u64, f: *const u64, flen: us
         slice_out(h, hlen, "h")?.copy_from_slice(&r);
         Ok(())
     })
+}
+
+#[cfg(all(test, feature = "gpu-tests"))]
+mod gpu_tests {
+    use super::super::runtime::{gpmp_set_backend, RawBackend};
+    use super::*;
+    use crate::nmod::prime::{fourier_primes, primitive_root_of_unity};
+    use std::sync::Mutex;
+
+    /// The backend is process-wide: these tests switch it one at a time.
+    static BACKEND: Mutex<()> = Mutex::new(());
+
+    fn rng(seed: u64) -> impl FnMut() -> u64 {
+        let mut s = seed | 1;
+        move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        }
+    }
+
+    /// `call` on a copy of x under the backend b (0 auto, 1 CPU, 2 GPU): its status and result.
+    fn on(b: i32, x: &[u64], call: impl Fn(&mut [u64]) -> gpmp_status) -> (gpmp_status, Vec<u64>) {
+        assert_eq!(gpmp_set_backend(RawBackend(b)), gpmp_status::GPMP_SUCCESS);
+        let mut y = x.to_vec();
+        let s = call(&mut y);
+        (s, y)
+    }
+
+    /// gpmp_nmod_ntt, _intt and _ntt_many give the same words on the CPU, on the GPU and under
+    /// AUTO, for 31-, 50-, 62- and 63-bit primes, random and edge inputs (0, p − 1, a unit
+    /// vector), at lengths across the GPU's one-pass/multi-pass boundaries and AUTO's threshold (2^20).
+    #[test]
+    fn c_api_transforms_agree_on_both_backends() {
+        let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
+        let mut r = rng(5);
+        let primes = [fourier_primes(31, 24, 1)[0], fourier_primes(50, 30, 1)[0], fourier_primes(62, 30, 1)[0], fourier_primes(63, 32, 1)[0]];
+        for p in primes {
+            for (logn, count) in [(1u32, 7usize), (4, 3), (12, 2), (13, 3), (14, 1), (17, 9), (20, 1)] {
+                let n = 1usize << logn;
+                let w = primitive_root_of_unity(n as u64, p).unwrap();
+                for kind in 0..3 {
+                    let x: Vec<u64> = (0..count * n)
+                        .map(|i| match kind {
+                            0 => r() % p,
+                            1 => p - 1,
+                            _ => u64::from(i % n == 1),
+                        })
+                        .collect();
+                    let calls: [&dyn Fn(&mut [u64]) -> gpmp_status; 3] = [
+                        &|y| unsafe { gpmp_nmod_ntt(y.as_mut_ptr(), n, w, p) },
+                        &|y| unsafe { gpmp_nmod_intt(y.as_mut_ptr(), n, w, p) },
+                        &|y| unsafe { gpmp_nmod_ntt_many(y.as_mut_ptr(), count, n, w, p) },
+                    ];
+                    for (c, call) in calls.iter().enumerate() {
+                        let x = if c < 2 { &x[..n] } else { &x[..] };
+                        let cpu = on(1, x, call);
+                        assert_eq!(cpu.0, gpmp_status::GPMP_SUCCESS);
+                        assert!(on(2, x, call) == cpu, "GPU: p={p} n={n} count={count} kind={kind} call={c}");
+                        assert!(on(0, x, call) == cpu, "AUTO: p={p} n={n} count={count} kind={kind} call={c}");
+                    }
+                }
+            }
+        }
+        assert_eq!(gpmp_set_backend(RawBackend(0)), gpmp_status::GPMP_SUCCESS);
+    }
+
+    /// On the GPU backend, bad input is rejected as on the CPU and leaves x untouched.
+    #[test]
+    fn c_api_rejects_bad_input_on_the_gpu() {
+        let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
+        let p = fourier_primes(62, 30, 1)[0];
+        let n = 1 << 14;
+        let w = primitive_root_of_unity(n as u64, p).unwrap();
+        let mut x: Vec<u64> = (0..n as u64).collect();
+        x[77] = p;
+        for b in [1, 2] {
+            let (s, y) = on(b, &x, |y| unsafe { gpmp_nmod_ntt(y.as_mut_ptr(), n, w, p) });
+            assert_eq!(s, gpmp_status::GPMP_INVALID_ARGUMENT, "backend {b}");
+            assert!(y == x);
+            let (s, _) = on(b, &x[..n / 2], |y| unsafe { gpmp_nmod_ntt(y.as_mut_ptr(), n / 2, w, p) });
+            assert_eq!(s, gpmp_status::GPMP_INVALID_ARGUMENT, "w of the wrong order, backend {b}");
+        }
+        assert_eq!(gpmp_set_backend(RawBackend(0)), gpmp_status::GPMP_SUCCESS);
+    }
 }

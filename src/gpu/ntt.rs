@@ -3,7 +3,8 @@
 //! n^(−1)), for an odd prime p < 2^63 and a primitive n-th root of unity w.
 //!
 //! The transform is a sequence of radix-R Stockham passes (`kernels/ntt.cu`), each reading and
-//! writing every word once, in 32-bit words and arithmetic when p < 2^31, else 64-bit: one pass
+//! writing every word once, in 32-bit words and arithmetic when p < 2^31, else 64-bit, with lazy
+//! reduction (values in [0, 2p) between stages) when p < 2^30 or 2^62 respectively: one pass
 //! for n ≤ 2^12 (2^13 in 32-bit words), otherwise ⌈k/10⌉ passes of nearly equal radix
 //! (2^24 = 3 passes of 2^8). Twiddles are precomputed on the host with their Shoup companions
 //! ⌊t·2^bits/p⌋: the DFT_R roots (R_max/2 of them) and w^e for e < n as a product of two tables of
@@ -50,14 +51,38 @@ fn loge(word_bits: u32) -> u32 {
     }
 }
 
-fn spec(word_bits: u32) -> Spec {
-    let defines = vec![("WORD", word_bits as i64), ("LOGE", loge(word_bits) as i64), ("NT", NT as i64)];
+/// Blocks per SM the kernel's register allocation must allow (`MINB`; 256 threads each, so at
+/// most 65536/(256·MINB) registers a thread). Measured on the H100 at 2^24 (bench/results/gpu-h100.md):
+/// 4 for 64-bit words (64 registers; 1 and 3 were slower), 4 for 32-bit words (5 and 6 were slower).
+/// `GPMP_NTT_MINB64` / `GPMP_NTT_MINB32` override it, for tuning on other devices.
+fn minb(word_bits: u32) -> u32 {
+    let var = format!("GPMP_NTT_MINB{word_bits}");
+    std::env::var(var).ok().and_then(|v| v.parse().ok()).filter(|&b| (1..=8).contains(&b)).unwrap_or(4)
+}
+
+/// Dynamic shared memory of a pass of radix 2^logr, in bytes: E words and one pad word per group
+/// when a block holds several groups.
+fn shared_bytes(word_bits: u32, logr: u32) -> u32 {
+    let (e, t) = (1u32 << loge(word_bits), 1u32 << (loge(word_bits) - logr));
+    (e + if t > 1 { t } else { 0 }) * word_bits / 8
+}
+
+/// The kernel for words of `word_bits` bits; `lazy` (p < 2^(word_bits − 2)) selects Harvey's lazy
+/// reduction (`LAZY` in the kernel).
+fn spec(word_bits: u32, lazy: bool) -> Spec {
+    let defines = vec![
+        ("LAZY", i64::from(lazy)),
+        ("WORD", word_bits as i64),
+        ("LOGE", loge(word_bits) as i64),
+        ("NT", NT as i64),
+        ("MINB", minb(word_bits) as i64),
+    ];
     Spec { source: "ntt.cu", defines }
 }
 
 /// Every specialisation this module can request.
 pub fn specs() -> Vec<Spec> {
-    vec![spec(64), spec(32)]
+    vec![spec(64, false), spec(64, true), spec(32, false), spec(32, true)]
 }
 
 /// The radices (log2) of the passes for n = 2^logn: one pass up to 2^loge, else the fewest passes
@@ -140,7 +165,7 @@ impl<W: Word> Plan<W> {
         let tlo = power_table::<W>(w, 1 << logl, p);
         let thi = power_table::<W>(powmod(w, 1 << logl, p), 1 << (logn - logl), p);
         let scale = if inverse { invmod(n as u64 % p, p) } else { 1 };
-        let func = compile::module(dev, &spec(W::BITS))?.load_function("ntt_pass").map_err(|e| driver_err("cuModuleGetFunction", e))?;
+        let func = compile::module(dev, &spec(W::BITS, p >> (W::BITS - 2) == 0))?.load_function("ntt_pass").map_err(|e| driver_err("cuModuleGetFunction", e))?;
         let up = |t: &[W]| stream.clone_htod(t).map_err(|e| driver_err("cuMemcpyHtoD", e));
         Ok(Plan {
             logn,
@@ -173,7 +198,8 @@ impl<W: Word> Plan<W> {
             if blocks > i32::MAX as u64 {
                 return Err(Error::SizeTooLarge(format!("{blocks} blocks in one launch")));
             }
-            let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (NT, 1, 1), shared_mem_bytes: 0 };
+            let shared_mem_bytes = shared_bytes(W::BITS, logr);
+            let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (NT, 1, 1), shared_mem_bytes };
             let last = i + 1 == self.radices.len();
             let (scale, scaleq) = if last { self.scale } else { (1, 0) };
             let (src, dst) = if in_y { (&*y, &mut *x) } else { (&*x, &mut *y) };

@@ -21,6 +21,7 @@
 use super::plan::{plan, Plan};
 use super::prime::{addmod, check_modulus, check_reduced, invmod, mul_shoup, mulmod, powmod, shoup, submod};
 use crate::int::try_zeroed;
+use crate::runtime::{self, Backend};
 use crate::{invalid, Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -295,13 +296,37 @@ impl Ntt {
     }
 }
 
-/// Forward or inverse transform of every row of length n of x, rows in parallel.
+/// Row length from which `Backend::Auto` sends transforms to the GPU, when one is usable. Measured
+/// end to end on an H100 host (16 cores, bench/results/gpu-h100.md): single rows win on the GPU
+/// from 2^14 (barely) to 2^24 (3.7× at 62 bits), while any batch of 2^10-point rows stays faster
+/// on the CPU (0.2–0.7×, up to 2^24 points in all): the pageable transfers, 16 bytes a point, cost
+/// more than the CPU's cache-resident short rows. So the rule is on n, not on the total.
+const GPU_MIN_LEN: usize = 1 << 20;
+
+/// Whether rows of length n go to the GPU: always with `Backend::Gpu` (`NoCudaDevice` when none
+/// is usable), from [`GPU_MIN_LEN`] with `Backend::Auto`.
+fn on_gpu(n: usize) -> Result<bool> {
+    Ok(match runtime::backend() {
+        Backend::Cpu => false,
+        Backend::Gpu => {
+            crate::gpu::device::current()?;
+            true
+        }
+        Backend::Auto => n >= GPU_MIN_LEN && runtime::gpu_available(),
+    })
+}
+
+/// Forward or inverse transform of every row of length n of x, rows in parallel, on the backend's
+/// device (the GPU transform computes the same residues: both are exact).
 fn rows(x: &mut [u64], n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
     let t = ntt_plan(n, w, p)?;
     if x.len() % n != 0 {
         return invalid!("{} entries are not a whole number of rows of length {n}", x.len());
     }
     check_reduced(x, p, "x")?;
+    if on_gpu(n)? {
+        return crate::gpu::ntt::ntt_many(x, x.len() / n, n, w, p, inverse);
+    }
     if x.len() == n {
         let mut tmp = try_zeroed(n)?;
         if inverse {
