@@ -30,23 +30,40 @@ use std::sync::{Arc, Mutex, OnceLock};
 const BASE: usize = 16;
 /// Below this size everything runs on the calling thread.
 const PAR_MIN: usize = 1 << 14;
+/// From this size on the transform is a [`FourStep`] of two [`Direct`] ones.
+const FOUR_STEP_MIN: usize = 1 << 17;
 
 /// One negacyclic level of the split: block size m = n/2^(r+1), tfhe-ntt plan, and the odd
-/// exponents s, s^(−1) mod 2m with u = ψ^s (u = w^(2^r), ψ the plan's root).
+/// exponent s with u = ψ^s (u = w^(2^r), ψ the plan's root).
 struct Level {
     plan: Arc<Plan>,
     s: u64,
-    s_inv: u64,
 }
 
-/// A cyclic NTT of size n modulo p at root w (validated once, cached).
-pub struct Ntt {
+/// The radix-2 split of a cyclic NTT into tfhe-ntt negacyclic blocks (sizes below [`FOUR_STEP_MIN`],
+/// and the sub-transforms of [`FourStep`]).
+struct Direct {
     n: usize,
     p: u64,
     levels: Vec<Level>,
     /// Powers of the base root w^(n/base) and their Shoup constants; base = n >> levels.len().
     pw: Vec<(u64, u64)>,
     n_inv: (u64, u64),
+    /// The output permutation, tabulated: X_pos sits in tmp\[perm\[pos\]\] after the block transforms.
+    perm: Vec<u32>,
+    /// Its inverse: tmp\[q\] takes X_(iperm\[q\]) before the inverse block transforms.
+    iperm: Vec<u32>,
+}
+
+/// A cyclic NTT of size n modulo p at root w (validated once, cached).
+pub struct Ntt {
+    n: usize,
+    kind: Kind,
+}
+
+enum Kind {
+    Direct(Direct),
+    FourStep(Box<FourStep>),
 }
 
 /// The cached transform for (n, w, p), after validating p (odd prime < 2^63), n (a power of two)
@@ -112,10 +129,9 @@ fn rev(t: u64, bits: u32) -> u64 {
     }
 }
 
-impl Ntt {
+impl Direct {
+    /// Needs p an odd prime and w of exact order n (checked by the caller).
     fn new(n: usize, w: u64, p: u64) -> Result<Self> {
-        check_modulus(p)?;
-        check_root(n, w, p)?;
         let mut levels = Vec::new();
         let mut u = w; // root of the current cyclic size n >> r
         while n >> levels.len() > BASE {
@@ -131,26 +147,37 @@ impl Ntt {
             }
             let kk = (2 * m).trailing_zeros();
             let s = dlog2(u, psi, kk, p);
-            // s is odd; Newton's iteration v ← v·(2 − s·v) doubles the correct low bits (s·s ≡ 1 mod 8).
-            let s_inv = (0..6).fold(s, |v, _| v.wrapping_mul(2u64.wrapping_sub(s.wrapping_mul(v)))) & (2 * m as u64 - 1);
             debug_assert_eq!(powmod(psi, s, p), u);
-            levels.push(Level { plan, s, s_inv });
+            levels.push(Level { plan, s });
             u = mulmod(u, u, p);
         }
         let base = n >> levels.len();
         let pw = (0..base as u64).map(|k| powmod(u, k, p)).map(|v| (v, shoup(v, p))).collect();
         let ni = invmod(n as u64 % p, p);
-        Ok(Ntt { n, p, levels, pw, n_inv: (ni, shoup(ni, p)) })
-    }
-
-    /// Transform length n.
-    pub fn len(&self) -> usize {
-        self.n
-    }
-
-    /// Always false: a transform has length ≥ 1.
-    pub fn is_empty(&self) -> bool {
-        false
+        let mut t = Direct { n, p, levels, pw, n_inv: (ni, shoup(ni, p)), perm: Vec::new(), iperm: Vec::new() };
+        if !t.levels.is_empty() {
+            // X_pos with pos = 2^r·(2i+1) comes from level r, slot rev(((s·(2i+1)) mod 2m − 1)/2);
+            // X_pos with 2^L | pos from the base block.
+            let nl = t.levels.len();
+            let mut perm = try_zeroed::<u32>(n)?;
+            for (pos, q) in perm.iter_mut().enumerate() {
+                let r = pos.trailing_zeros() as usize;
+                *q = (if r >= nl {
+                    pos >> nl
+                } else {
+                    let m = n >> (r + 1);
+                    let e = ((pos >> r) as u64).wrapping_mul(t.levels[r].s) & (2 * m as u64 - 1);
+                    m + rev(e >> 1, m.trailing_zeros()) as usize
+                }) as u32;
+            }
+            let mut iperm = try_zeroed::<u32>(n)?;
+            for (pos, &q) in perm.iter().enumerate() {
+                iperm[q as usize] = pos as u32;
+            }
+            t.perm = perm;
+            t.iperm = iperm;
+        }
+        Ok(t)
     }
 
     /// Direct DFT of the base block at w_b (or w_b^(−1) when `inverse`), unnormalised.
@@ -190,9 +217,8 @@ impl Ntt {
     }
 
     /// Forward transform of x (entries < p) in place; `tmp` has length n.
-    pub fn forward(&self, x: &mut [u64], tmp: &mut [u64]) {
+    fn forward(&self, x: &mut [u64], tmp: &mut [u64]) {
         let (n, p, nl) = (self.n, self.p, self.levels.len());
-        assert!(x.len() == n && tmp.len() == n);
         if nl == 0 {
             return self.base_dft(x, false);
         }
@@ -219,55 +245,30 @@ impl Ntt {
             }
         }
         self.blocks(tmp, &|lv, blk| lv.plan.fwd(blk), &|blk| self.base_dft(blk, false));
-        // Gather: X_pos with pos = 2^r·(2i+1) comes from level r, slot rev(((s·(2i+1)) mod 2m − 1)/2);
-        // X_pos with 2^L | pos from the base block.
+        // Gather into natural order.
         let tmp = &*tmp;
-        let gather = |(pos, xo): (usize, &mut u64)| {
-            let r = pos.trailing_zeros() as usize;
-            *xo = if r >= nl {
-                tmp[pos >> nl]
-            } else {
-                let m = n >> (r + 1);
-                let odd = (pos >> r) as u64;
-                let e = odd.wrapping_mul(self.levels[r].s) & (2 * m as u64 - 1);
-                tmp[m + rev(e >> 1, m.trailing_zeros()) as usize]
-            };
-        };
         if n >= PAR_MIN {
-            x.par_iter_mut().enumerate().with_min_len(4096).for_each(gather);
+            x.par_iter_mut().zip(self.perm.par_iter()).with_min_len(4096).for_each(|(xo, &q)| *xo = tmp[q as usize]);
         } else {
-            x.iter_mut().enumerate().for_each(gather);
+            x.iter_mut().zip(&self.perm).for_each(|(xo, &q)| *xo = tmp[q as usize]);
         }
     }
 
     /// Inverse transform (at w^(−1), times n^(−1)) of x (entries < p) in place; `tmp` has length n.
-    pub fn inverse(&self, x: &mut [u64], tmp: &mut [u64]) {
+    fn inverse(&self, x: &mut [u64], tmp: &mut [u64]) {
         let (n, p, nl) = (self.n, self.p, self.levels.len());
-        assert!(x.len() == n && tmp.len() == n);
         let (ni, nis) = self.n_inv;
         if nl == 0 {
             self.base_dft(x, true);
             x.iter_mut().for_each(|v| *v = mul_shoup(*v, ni, nis, p));
             return;
         }
-        // Scatter (the inverse of the gather): slot t of level r takes X_pos with
-        // pos = 2^r·((s^(−1)·(2·rev(t)+1)) mod 2m).
+        // Scatter (the inverse of the gather).
         let xs = &*x;
-        let scatter = |(q, to): (usize, &mut u64)| {
-            let m = if q == 0 { 0 } else { 1usize << (usize::BITS - 1 - q.leading_zeros()) };
-            *to = if m < n >> nl {
-                xs[q << nl]
-            } else {
-                let r = (n / m).trailing_zeros() as usize - 1;
-                let t = (q - m) as u64;
-                let odd = (2 * rev(t, m.trailing_zeros()) + 1).wrapping_mul(self.levels[r].s_inv) & (2 * m as u64 - 1);
-                xs[(odd as usize) << r]
-            };
-        };
         if n >= PAR_MIN {
-            tmp.par_iter_mut().enumerate().with_min_len(4096).for_each(scatter);
+            tmp.par_iter_mut().zip(self.iperm.par_iter()).with_min_len(4096).for_each(|(to, &q)| *to = xs[q as usize]);
         } else {
-            tmp.iter_mut().enumerate().for_each(scatter);
+            tmp.iter_mut().zip(&self.iperm).for_each(|(to, &q)| *to = xs[q as usize]);
         }
         self.blocks(tmp, &|lv, blk| lv.plan.inv(blk), &|blk| self.base_dft(blk, true));
         // Undo the splits: (m·a, m·b) → (2m·x_j, 2m·x_(j+m)) = (m·a + m·b, m·a − m·b).
@@ -291,6 +292,174 @@ impl Ntt {
             xlo.par_iter_mut().zip(xhi.par_iter_mut()).zip(tlo.par_iter()).zip(thi.par_iter()).for_each(join);
         } else {
             xlo.iter_mut().zip(xhi.iter_mut()).zip(tlo.iter()).zip(thi.iter()).for_each(join);
+        }
+    }
+}
+
+/// w^e for e < n as hi\[e >> bits\]·lo\[e mod 2^bits\] (two tables of ≈ √n Shoup pairs), times an
+/// optional constant folded into `lo` (n^(−1) for the inverse).
+struct Twiddles {
+    bits: u32,
+    hi: Vec<(u64, u64)>,
+    lo: Vec<(u64, u64)>,
+}
+
+impl Twiddles {
+    fn new(n: usize, w: u64, scale: u64, p: u64) -> Self {
+        let bits = n.trailing_zeros().div_ceil(2);
+        let lo = (0..1u64 << bits).map(|e| mulmod(scale, powmod(w, e, p), p)).map(|v| (v, shoup(v, p))).collect();
+        let hi = (0..(n >> bits) as u64).map(|e| powmod(w, e << bits, p)).map(|v| (v, shoup(v, p))).collect();
+        Twiddles { bits, hi, lo }
+    }
+
+    /// v·w^e·scale mod p for v < 2^64, e < n.
+    #[inline(always)]
+    fn mul(&self, v: u64, e: usize, p: u64) -> u64 {
+        let (a, a_sh) = self.hi[e >> self.bits];
+        let (b, b_sh) = self.lo[e & ((1 << self.bits) - 1)];
+        // Shoup's product without the final subtraction lies in [0, 2p) ⊂ [0, 2^64): a valid input.
+        let q = ((v as u128 * a_sh as u128) >> 64) as u64;
+        let t = v.wrapping_mul(a).wrapping_sub(q.wrapping_mul(p));
+        mul_shoup(t, b, b_sh, p)
+    }
+}
+
+/// Words moved per row in the blocked column and transposing passes (one 64-byte line).
+const BLK: usize = 8;
+
+/// A raw pointer shared by the rayon tasks of a four-step pass, each writing its own entries.
+#[derive(Clone, Copy)]
+struct SharedMut(*mut u64);
+// SAFETY: only used where the tasks write disjoint index sets and nothing reads them meanwhile.
+unsafe impl Send for SharedMut {}
+unsafe impl Sync for SharedMut {}
+
+/// The four-step split of a large cyclic NTT ([Bailey 1990], "FFTs in external or hierarchical
+/// memory"): n = n1·n2, input index j = j1·n2 + j2, output index i = i1 + n1·i2, so that
+/// w^(ij) = (w^n2)^(j1·i1)·w^(i1·j2)·(w^n1)^(j2·i2) and
+///
+/// X_(i1 + n1·i2) = Σ_j2 (w^n1)^(j2·i2) · w^(i1·j2) · Σ_j1 (w^n2)^(j1·i1) · x_(j1·n2 + j2).
+///
+/// Column pass (x → tmp): blocks of [`BLK`] columns are copied out (one cache line per row), each
+/// column gets a size-n1 [`Direct`] transform at w^n2 and the twiddles w^(i1·j2), and goes back.
+/// Row pass (tmp → x): each row of tmp gets a size-n2 transform at w^n1, and blocks of [`BLK`] rows
+/// are written transposed (again one line per write). Both sub-sizes are ≤ 2^11 for n ≤ 2^22, so
+/// every transform runs in L1/L2; the inverse is the same at w^(−1), with n^(−1) in the twiddles.
+struct FourStep {
+    n1: usize,
+    n2: usize,
+    p: u64,
+    /// Forward \[0\] and inverse \[1\] column transforms (size n1 at w^(±n2)), row transforms (size n2
+    /// at w^(±n1)) and twiddles (w^(±e), n^(−1) folded into the inverse's).
+    col: [Direct; 2],
+    row: [Direct; 2],
+    tw: [Twiddles; 2],
+}
+
+impl FourStep {
+    fn new(n: usize, w: u64, p: u64) -> Result<Self> {
+        let n1 = 1usize << (n.trailing_zeros() / 2);
+        let n2 = n / n1;
+        let wi = invmod(w, p);
+        let ni = invmod(n as u64 % p, p);
+        Ok(FourStep {
+            n1,
+            n2,
+            p,
+            col: [Direct::new(n1, powmod(w, n2 as u64, p), p)?, Direct::new(n1, powmod(wi, n2 as u64, p), p)?],
+            row: [Direct::new(n2, powmod(w, n1 as u64, p), p)?, Direct::new(n2, powmod(wi, n1 as u64, p), p)?],
+            tw: [Twiddles::new(n, w, 1, p), Twiddles::new(n, wi, ni, p)],
+        })
+    }
+
+    /// The forward (or, with `inv`, the inverse) transform of x in place, tmp of length n as scratch.
+    fn run(&self, x: &mut [u64], tmp: &mut [u64], inv: bool) {
+        let (n1, n2, p) = (self.n1, self.n2, self.p);
+        let (col, row, tw) = (&self.col[inv as usize], &self.row[inv as usize], &self.tw[inv as usize]);
+        let blocks_min = (PAR_MIN / (BLK * n1)).max(1);
+        let out = SharedMut(tmp.as_mut_ptr());
+        let xs = &*x;
+        (0..n2 / BLK).into_par_iter().with_min_len(blocks_min).for_each_init(
+            || (vec![0u64; BLK * n1], vec![0u64; n1]),
+            |(buf, st), c| {
+                let c0 = c * BLK;
+                for i1 in 0..n1 {
+                    let src = &xs[i1 * n2 + c0..][..BLK];
+                    for (b, &v) in src.iter().enumerate() {
+                        buf[b * n1 + i1] = v;
+                    }
+                }
+                for (b, colv) in buf.chunks_exact_mut(n1).enumerate() {
+                    col.forward(colv, st);
+                    let j2 = c0 + b;
+                    for (i1, v) in colv.iter_mut().enumerate() {
+                        *v = tw.mul(*v, i1 * j2, p);
+                    }
+                }
+                let out = out;
+                for i1 in 0..n1 {
+                    // SAFETY: task c alone writes columns c0..c0+BLK of tmp (n1 × n2, row-major).
+                    let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(i1 * n2 + c0), BLK) };
+                    for (b, d) in dst.iter_mut().enumerate() {
+                        *d = buf[b * n1 + i1];
+                    }
+                }
+            },
+        );
+        let out = SharedMut(x.as_mut_ptr());
+        tmp.par_chunks_mut(BLK * n2).enumerate().with_min_len(blocks_min).for_each_init(
+            || vec![0u64; n2],
+            |st, (r, rows)| {
+                for rowv in rows.chunks_exact_mut(n2) {
+                    row.forward(rowv, st);
+                }
+                let out = out;
+                for i2 in 0..n2 {
+                    // SAFETY: task r alone writes x[r·BLK + n1·i2 ..][..BLK] (columns r·BLK.. of the
+                    // n2 × n1 output), and x is not read in this pass.
+                    let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(r * BLK + n1 * i2), BLK) };
+                    for (b, d) in dst.iter_mut().enumerate() {
+                        *d = rows[b * n2 + i2];
+                    }
+                }
+            },
+        );
+    }
+}
+
+impl Ntt {
+    fn new(n: usize, w: u64, p: u64) -> Result<Self> {
+        check_modulus(p)?;
+        check_root(n, w, p)?;
+        let kind = if n >= FOUR_STEP_MIN { Kind::FourStep(Box::new(FourStep::new(n, w, p)?)) } else { Kind::Direct(Direct::new(n, w, p)?) };
+        Ok(Ntt { n, kind })
+    }
+
+    /// Transform length n.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Always false: a transform has length ≥ 1.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Forward transform of x (entries < p) in place; `tmp` has length n.
+    pub fn forward(&self, x: &mut [u64], tmp: &mut [u64]) {
+        assert!(x.len() == self.n && tmp.len() == self.n);
+        match &self.kind {
+            Kind::Direct(d) => d.forward(x, tmp),
+            Kind::FourStep(f) => f.run(x, tmp, false),
+        }
+    }
+
+    /// Inverse transform (at w^(−1), times n^(−1)) of x (entries < p) in place; `tmp` has length n.
+    pub fn inverse(&self, x: &mut [u64], tmp: &mut [u64]) {
+        assert!(x.len() == self.n && tmp.len() == self.n);
+        match &self.kind {
+            Kind::Direct(d) => d.inverse(x, tmp),
+            Kind::FourStep(f) => f.run(x, tmp, true),
         }
     }
 }
@@ -422,6 +591,28 @@ mod tests {
             }
             intt(&mut y, w, p).unwrap();
             assert_eq!(y, x, "p = {p}, n = {n}");
+        }
+    }
+
+    #[test]
+    fn four_step_matches_naive() {
+        // The four-step path at sizes where the naive DFT is affordable (n1, n2 ≥ BLK).
+        for p in primes() {
+            let k2 = (p - 1).trailing_zeros();
+            for lg in 6..=10u32.min(k2) {
+                let n = 1usize << lg;
+                let w0 = primitive_root_of_unity(n as u64, p).unwrap();
+                for e in [1u64, 3, n as u64 - 1] {
+                    let w = powmod(w0, e, p);
+                    let fs = FourStep::new(n, w, p).unwrap();
+                    let x = rand_vec(n, p, n as u64 + e + p);
+                    let (mut y, mut tmp) = (x.clone(), vec![0; n]);
+                    fs.run(&mut y, &mut tmp, false);
+                    assert_eq!(y, naive(&x, w, p), "p = {p}, n = {n}, w = {w}");
+                    fs.run(&mut y, &mut tmp, true);
+                    assert_eq!(y, x, "round trip p = {p}, n = {n}");
+                }
+            }
         }
     }
 
