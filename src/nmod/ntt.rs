@@ -137,14 +137,7 @@ impl Direct {
         while n >> levels.len() > BASE {
             let m = n >> (levels.len() + 1);
             let plan = plan(m, p)?;
-            // tfhe-ntt's root: the transform of x puts ψ^(2·rev(t)+1) in slot t.
-            let mut e1 = try_zeroed::<u64>(m)?;
-            e1[1] = 1;
-            plan.fwd(&mut e1);
-            let psi = e1[0];
-            if e1[1] != p - psi {
-                return Err(Error::Internal(format!("unexpected tfhe-ntt output order (m = {m}, p = {p})")));
-            }
+            let psi = root_of(&plan, p)?;
             let kk = (2 * m).trailing_zeros();
             let s = dlog2(u, psi, kk, p);
             debug_assert_eq!(powmod(psi, s, p), u);
@@ -324,6 +317,55 @@ impl Twiddles {
     }
 }
 
+/// A cyclic DFT of size m at a root u of order m, when 2m | p − 1, on one tfhe-ntt negacyclic
+/// transform: with ψ its root (order 2m) and z_j = y_j·ψ^(−j), slot t of the negacyclic transform of z
+/// is Σ_j y_j·(ψ²)^(j·rev(t)); u = (ψ²)^s for an odd s, so Y_i = Σ_j y_j·u^(ij) sits in slot
+/// rev(s·i mod m). `run` twists and transforms in place; the caller reads Y_i at `perm[i]`.
+struct Small {
+    plan: Arc<Plan>,
+    /// ψ^(−j) with its Shoup constant.
+    twist: Vec<(u64, u64)>,
+    perm: Vec<u32>,
+    p: u64,
+}
+
+impl Small {
+    fn new(m: usize, u: u64, p: u64) -> Result<Self> {
+        let plan = plan(m, p)?;
+        let psi = root_of(&plan, p)?;
+        let bits = m.trailing_zeros();
+        let s = dlog2(u, mulmod(psi, psi, p), bits, p);
+        let pi = invmod(psi, p);
+        let mut twist = Vec::with_capacity(m);
+        let mut t = 1u64;
+        for _ in 0..m {
+            twist.push((t, shoup(t, p)));
+            t = mulmod(t, pi, p);
+        }
+        let perm = (0..m as u64).map(|i| rev(i.wrapping_mul(s) & (m as u64 - 1), bits) as u32).collect();
+        Ok(Small { plan, twist, perm, p })
+    }
+
+    #[inline]
+    fn run(&self, v: &mut [u64]) {
+        let p = self.p;
+        v.iter_mut().zip(&self.twist).for_each(|(x, &(t, ts))| *x = mul_shoup(*x, t, ts, p));
+        self.plan.fwd(v);
+    }
+}
+
+/// tfhe-ntt's root ψ of a plan of size m: its transform puts ψ^(2·rev(t)+1) in slot t.
+fn root_of(plan: &Plan, p: u64) -> Result<u64> {
+    let m = plan.ntt_size();
+    let mut e1 = try_zeroed::<u64>(m)?;
+    e1[1] = 1;
+    plan.fwd(&mut e1);
+    if e1[1] != p - e1[0] {
+        return Err(Error::Internal(format!("unexpected tfhe-ntt output order (m = {m}, p = {p})")));
+    }
+    Ok(e1[0])
+}
+
 /// Words moved per row in the blocked column and transposing passes (one 64-byte line).
 const BLK: usize = 8;
 
@@ -351,8 +393,8 @@ struct FourStep {
     p: u64,
     /// Forward \[0\] and inverse \[1\] column transforms (size n1 at w^(±n2)), row transforms (size n2
     /// at w^(±n1)) and twiddles (w^(±e), n^(−1) folded into the inverse's).
-    col: [Direct; 2],
-    row: [Direct; 2],
+    col: [Small; 2],
+    row: [Small; 2],
     tw: [Twiddles; 2],
 }
 
@@ -366,8 +408,8 @@ impl FourStep {
             n1,
             n2,
             p,
-            col: [Direct::new(n1, powmod(w, n2 as u64, p), p)?, Direct::new(n1, powmod(wi, n2 as u64, p), p)?],
-            row: [Direct::new(n2, powmod(w, n1 as u64, p), p)?, Direct::new(n2, powmod(wi, n1 as u64, p), p)?],
+            col: [Small::new(n1, powmod(w, n2 as u64, p), p)?, Small::new(n1, powmod(wi, n2 as u64, p), p)?],
+            row: [Small::new(n2, powmod(w, n1 as u64, p), p)?, Small::new(n2, powmod(wi, n1 as u64, p), p)?],
             tw: [Twiddles::new(n, w, 1, p), Twiddles::new(n, wi, ni, p)],
         })
     }
@@ -380,8 +422,8 @@ impl FourStep {
         let out = SharedMut(tmp.as_mut_ptr());
         let xs = &*x;
         (0..n2 / BLK).into_par_iter().with_min_len(blocks_min).for_each_init(
-            || (vec![0u64; BLK * n1], vec![0u64; n1]),
-            |(buf, st), c| {
+            || vec![0u64; BLK * n1],
+            |buf, c| {
                 let c0 = c * BLK;
                 for i1 in 0..n1 {
                     let src = &xs[i1 * n2 + c0..][..BLK];
@@ -389,37 +431,28 @@ impl FourStep {
                         buf[b * n1 + i1] = v;
                     }
                 }
-                for (b, colv) in buf.chunks_exact_mut(n1).enumerate() {
-                    col.forward(colv, st);
-                    let j2 = c0 + b;
-                    for (i1, v) in colv.iter_mut().enumerate() {
-                        *v = tw.mul(*v, i1 * j2, p);
-                    }
-                }
+                buf.chunks_exact_mut(n1).for_each(|colv| col.run(colv));
                 let out = out;
-                for i1 in 0..n1 {
+                for (i1, &q) in col.perm.iter().enumerate() {
                     // SAFETY: task c alone writes columns c0..c0+BLK of tmp (n1 × n2, row-major).
                     let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(i1 * n2 + c0), BLK) };
                     for (b, d) in dst.iter_mut().enumerate() {
-                        *d = buf[b * n1 + i1];
+                        *d = tw.mul(buf[b * n1 + q as usize], i1 * (c0 + b), p);
                     }
                 }
             },
         );
         let out = SharedMut(x.as_mut_ptr());
-        tmp.par_chunks_mut(BLK * n2).enumerate().with_min_len(blocks_min).for_each_init(
-            || vec![0u64; n2],
-            |st, (r, rows)| {
-                for rowv in rows.chunks_exact_mut(n2) {
-                    row.forward(rowv, st);
-                }
+        tmp.par_chunks_mut(BLK * n2).enumerate().with_min_len(blocks_min).for_each(
+            |(r, rows)| {
+                rows.chunks_exact_mut(n2).for_each(|rowv| row.run(rowv));
                 let out = out;
-                for i2 in 0..n2 {
+                for (i2, &q) in row.perm.iter().enumerate() {
                     // SAFETY: task r alone writes x[r·BLK + n1·i2 ..][..BLK] (columns r·BLK.. of the
                     // n2 × n1 output), and x is not read in this pass.
                     let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(r * BLK + n1 * i2), BLK) };
                     for (b, d) in dst.iter_mut().enumerate() {
-                        *d = rows[b * n2 + i2];
+                        *d = rows[b * n2 + q as usize];
                     }
                 }
             },
@@ -596,10 +629,10 @@ mod tests {
 
     #[test]
     fn four_step_matches_naive() {
-        // The four-step path at sizes where the naive DFT is affordable (n1, n2 ≥ BLK).
+        // The four-step path at sizes where the naive DFT is affordable (n1, n2 ≥ 16).
         for p in primes() {
             let k2 = (p - 1).trailing_zeros();
-            for lg in 6..=10u32.min(k2) {
+            for lg in 8..=10u32.min(k2) {
                 let n = 1usize << lg;
                 let w0 = primitive_root_of_unity(n as u64, p).unwrap();
                 for e in [1u64, 3, n as u64 - 1] {
