@@ -289,44 +289,15 @@ impl Direct {
     }
 }
 
-/// w^e for e < n as hi\[e >> bits\]·lo\[e mod 2^bits\] (two tables of ≈ √n Shoup pairs), times an
-/// optional constant folded into `lo` (n^(−1) for the inverse).
-struct Twiddles {
-    bits: u32,
-    hi: Vec<(u64, u64)>,
-    lo: Vec<(u64, u64)>,
-}
-
-impl Twiddles {
-    fn new(n: usize, w: u64, scale: u64, p: u64) -> Self {
-        let bits = n.trailing_zeros().div_ceil(2);
-        let lo = (0..1u64 << bits).map(|e| mulmod(scale, powmod(w, e, p), p)).map(|v| (v, shoup(v, p))).collect();
-        let hi = (0..(n >> bits) as u64).map(|e| powmod(w, e << bits, p)).map(|v| (v, shoup(v, p))).collect();
-        Twiddles { bits, hi, lo }
-    }
-
-    /// v·w^e·scale mod p for v < 2^64, e < n.
-    #[inline(always)]
-    fn mul(&self, v: u64, e: usize, p: u64) -> u64 {
-        let (a, a_sh) = self.hi[e >> self.bits];
-        let (b, b_sh) = self.lo[e & ((1 << self.bits) - 1)];
-        // Shoup's product without the final subtraction lies in [0, 2p) ⊂ [0, 2^64): a valid input.
-        let q = ((v as u128 * a_sh as u128) >> 64) as u64;
-        let t = v.wrapping_mul(a).wrapping_sub(q.wrapping_mul(p));
-        mul_shoup(t, b, b_sh, p)
-    }
-}
-
 /// A cyclic DFT of size m at a root u of order m, when 2m | p − 1, on one tfhe-ntt negacyclic
 /// transform: with ψ its root (order 2m) and z_j = y_j·ψ^(−j), slot t of the negacyclic transform of z
 /// is Σ_j y_j·(ψ²)^(j·rev(t)); u = (ψ²)^s for an odd s, so Y_i = Σ_j y_j·u^(ij) sits in slot
-/// rev(s·i mod m). `run` twists and transforms in place; the caller reads Y_i at `perm[i]`.
+/// rev(s·i mod m). The twist runs as tfhe-ntt's vectorised pointwise product (which divides by m,
+/// so the factors carry m); the caller reads Y_i at `perm[i]`.
 struct Small {
     plan: Arc<Plan>,
-    /// ψ^(−j) with its Shoup constant.
-    twist: Vec<(u64, u64)>,
+    psi_inv: u64,
     perm: Vec<u32>,
-    p: u64,
 }
 
 impl Small {
@@ -335,21 +306,25 @@ impl Small {
         let psi = root_of(&plan, p)?;
         let bits = m.trailing_zeros();
         let s = dlog2(u, mulmod(psi, psi, p), bits, p);
-        let pi = invmod(psi, p);
-        let mut twist = Vec::with_capacity(m);
-        let mut t = 1u64;
-        for _ in 0..m {
-            twist.push((t, shoup(t, p)));
-            t = mulmod(t, pi, p);
-        }
         let perm = (0..m as u64).map(|i| rev(i.wrapping_mul(s) & (m as u64 - 1), bits) as u32).collect();
-        Ok(Small { plan, twist, perm, p })
+        Ok(Small { plan, psi_inv: invmod(psi, p), perm })
     }
 
+    /// out\[j\] = c·r^j·ψ^(−j)·m mod p for j < m: the factors that twist and scale a row before `run`.
+    fn factors(&self, out: &mut [u64], c: u64, r: u64, p: u64) {
+        let step = mulmod(r, self.psi_inv, p);
+        let step_sh = shoup(step, p);
+        let mut t = mulmod(c, out.len() as u64 % p, p);
+        for o in out {
+            *o = t;
+            t = mul_shoup(t, step, step_sh, p);
+        }
+    }
+
+    /// v ← negacyclic transform of (v_j·f_j/m), f from [`Small::factors`].
     #[inline]
-    fn run(&self, v: &mut [u64]) {
-        let p = self.p;
-        v.iter_mut().zip(&self.twist).for_each(|(x, &(t, ts))| *x = mul_shoup(*x, t, ts, p));
+    fn run(&self, v: &mut [u64], f: &[u64]) {
+        self.plan.mul_assign_normalize(v, f);
         self.plan.fwd(v);
     }
 }
@@ -383,19 +358,21 @@ unsafe impl Sync for SharedMut {}
 /// X_(i1 + n1·i2) = Σ_j2 (w^n1)^(j2·i2) · w^(i1·j2) · Σ_j1 (w^n2)^(j1·i1) · x_(j1·n2 + j2).
 ///
 /// Column pass (x → tmp): blocks of [`BLK`] columns are copied out (one cache line per row), each
-/// column gets a size-n1 [`Direct`] transform at w^n2 and the twiddles w^(i1·j2), and goes back.
-/// Row pass (tmp → x): each row of tmp gets a size-n2 transform at w^n1, and blocks of [`BLK`] rows
-/// are written transposed (again one line per write). Both sub-sizes are ≤ 2^11 for n ≤ 2^22, so
-/// every transform runs in L1/L2; the inverse is the same at w^(−1), with n^(−1) in the twiddles.
+/// column gets a size-n1 [`Small`] transform at w^n2, and goes back in natural order. Row pass
+/// (tmp → x): row i1 is multiplied by its tabulated twiddles w^(i1·j2) (with the row transform's
+/// twist) and transformed at w^n1, and blocks of [`BLK`] rows are written transposed (again one
+/// line per write). n1, n2 ≤ n/2, so 2·n1 and 2·n2 divide p − 1 as [`Small`] needs, and both are
+/// ≤ 2^11 for n ≤ 2^22, so every transform runs in L1/L2. The inverse is the same at w^(−1), with
+/// n^(−1) in its twiddles. Memory: the two twiddle tables, 16n bytes.
 struct FourStep {
     n1: usize,
     n2: usize,
-    p: u64,
-    /// Forward \[0\] and inverse \[1\] column transforms (size n1 at w^(±n2)), row transforms (size n2
-    /// at w^(±n1)) and twiddles (w^(±e), n^(−1) folded into the inverse's).
+    /// Forward \[0\] and inverse \[1\]: column transforms (size n1 at w^(±n2)) and their factors,
+    /// row transforms (size n2 at w^(±n1)) and the twiddle table (n1 rows of n2 factors).
     col: [Small; 2],
+    col_f: [Vec<u64>; 2],
     row: [Small; 2],
-    tw: [Twiddles; 2],
+    tw: [Vec<u64>; 2],
 }
 
 impl FourStep {
@@ -404,20 +381,22 @@ impl FourStep {
         let n2 = n / n1;
         let wi = invmod(w, p);
         let ni = invmod(n as u64 % p, p);
-        Ok(FourStep {
-            n1,
-            n2,
-            p,
-            col: [Small::new(n1, powmod(w, n2 as u64, p), p)?, Small::new(n1, powmod(wi, n2 as u64, p), p)?],
-            row: [Small::new(n2, powmod(w, n1 as u64, p), p)?, Small::new(n2, powmod(wi, n1 as u64, p), p)?],
-            tw: [Twiddles::new(n, w, 1, p), Twiddles::new(n, wi, ni, p)],
-        })
+        let col = [Small::new(n1, powmod(w, n2 as u64, p), p)?, Small::new(n1, powmod(wi, n2 as u64, p), p)?];
+        let row = [Small::new(n2, powmod(w, n1 as u64, p), p)?, Small::new(n2, powmod(wi, n1 as u64, p), p)?];
+        let mut col_f = [try_zeroed(n1)?, try_zeroed(n1)?];
+        let mut tw = [try_zeroed(n)?, try_zeroed(n)?];
+        for (k, (root, scale)) in [(w, 1u64), (wi, ni)].into_iter().enumerate() {
+            col[k].factors(&mut col_f[k], 1, 1, p);
+            let (rw, tk) = (&row[k], &mut tw[k]);
+            tk.par_chunks_mut(n2).enumerate().with_min_len(16).for_each(|(i1, t)| rw.factors(t, scale, powmod(root, i1 as u64, p), p));
+        }
+        Ok(FourStep { n1, n2, col, col_f, row, tw })
     }
 
     /// The forward (or, with `inv`, the inverse) transform of x in place, tmp of length n as scratch.
     fn run(&self, x: &mut [u64], tmp: &mut [u64], inv: bool) {
-        let (n1, n2, p) = (self.n1, self.n2, self.p);
-        let (col, row, tw) = (&self.col[inv as usize], &self.row[inv as usize], &self.tw[inv as usize]);
+        let (n1, n2, k) = (self.n1, self.n2, inv as usize);
+        let (col, col_f, row, tw) = (&self.col[k], &self.col_f[k][..], &self.row[k], &self.tw[k][..]);
         let blocks_min = (PAR_MIN / (BLK * n1)).max(1);
         let out = SharedMut(tmp.as_mut_ptr());
         let xs = &*x;
@@ -431,32 +410,30 @@ impl FourStep {
                         buf[b * n1 + i1] = v;
                     }
                 }
-                buf.chunks_exact_mut(n1).for_each(|colv| col.run(colv));
+                buf.chunks_exact_mut(n1).for_each(|colv| col.run(colv, col_f));
                 let out = out;
                 for (i1, &q) in col.perm.iter().enumerate() {
                     // SAFETY: task c alone writes columns c0..c0+BLK of tmp (n1 × n2, row-major).
                     let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(i1 * n2 + c0), BLK) };
                     for (b, d) in dst.iter_mut().enumerate() {
-                        *d = tw.mul(buf[b * n1 + q as usize], i1 * (c0 + b), p);
+                        *d = buf[b * n1 + q as usize];
                     }
                 }
             },
         );
         let out = SharedMut(x.as_mut_ptr());
-        tmp.par_chunks_mut(BLK * n2).enumerate().with_min_len(blocks_min).for_each(
-            |(r, rows)| {
-                rows.chunks_exact_mut(n2).for_each(|rowv| row.run(rowv));
-                let out = out;
-                for (i2, &q) in row.perm.iter().enumerate() {
-                    // SAFETY: task r alone writes x[r·BLK + n1·i2 ..][..BLK] (columns r·BLK.. of the
-                    // n2 × n1 output), and x is not read in this pass.
-                    let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(r * BLK + n1 * i2), BLK) };
-                    for (b, d) in dst.iter_mut().enumerate() {
-                        *d = rows[b * n2 + q as usize];
-                    }
+        tmp.par_chunks_mut(BLK * n2).zip(tw.par_chunks(BLK * n2)).enumerate().with_min_len(blocks_min).for_each(|(r, (rows, t))| {
+            rows.chunks_exact_mut(n2).zip(t.chunks_exact(n2)).for_each(|(rowv, tr)| row.run(rowv, tr));
+            let out = out;
+            for (i2, &q) in row.perm.iter().enumerate() {
+                // SAFETY: task r alone writes x[r·BLK + n1·i2 ..][..BLK] (columns r·BLK.. of the
+                // n2 × n1 output), and x is not read in this pass.
+                let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(r * BLK + n1 * i2), BLK) };
+                for (b, d) in dst.iter_mut().enumerate() {
+                    *d = rows[b * n2 + q as usize];
                 }
-            },
-        );
+            }
+        });
     }
 }
 
