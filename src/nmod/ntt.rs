@@ -18,6 +18,7 @@
 //!
 //! Work: Σ_r (m_r/2)·log2 m_r butterflies ≈ one negacyclic NTT of size n, plus ≈ 2n additions and
 //! one permutation pass. Levels are independent, so they run in parallel (rayon) for large n.
+use super::multimod::{give, take};
 use super::plan::{plan, Plan};
 use super::prime::{addmod, check_modulus, check_reduced, invmod, mul_shoup, mulmod, powmod, shoup, submod};
 use crate::int::try_zeroed;
@@ -482,12 +483,14 @@ fn rows(x: &mut [u64], n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
     }
     check_reduced(x, p, "x")?;
     if x.len() == n {
-        let mut tmp = try_zeroed(n)?;
+        // Pooled scratch: a fresh n-word buffer costs page faults and zeroing on every call.
+        let mut tmp = take(n)?;
         if inverse {
             t.inverse(x, &mut tmp)
         } else {
             t.forward(x, &mut tmp)
         }
+        give(tmp);
         return Ok(());
     }
     x.par_chunks_mut(n).try_for_each_init(
