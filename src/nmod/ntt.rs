@@ -17,7 +17,13 @@
 //! (a + b, a − b without halving), and multiplies by n^(−1) once at the end.
 //!
 //! Work: Σ_r (m_r/2)·log2 m_r butterflies ≈ one negacyclic NTT of size n, plus ≈ 2n additions and
-//! one permutation pass. Levels are independent, so they run in parallel (rayon) for large n.
+//! one permutation pass (a tabulated index). Levels are independent, so they run in parallel (rayon)
+//! for large n. That is the `Direct` transform, used below `FOUR_STEP_MIN`.
+//!
+//! From `FOUR_STEP_MIN` on, the scattered permutation leaves the cache, and the transform is a
+//! `FourStep` instead: n = n1·n2 with n1, n2 ≈ √n, column transforms, tabulated twiddles, row
+//! transforms and a blocked transpose; each small cyclic transform is a single twisted tfhe-ntt
+//! negacyclic one (`Small`, possible because n1, n2 < n), so every pass is vectorised or a copy.
 use super::multimod::{give, take};
 use super::plan::{plan, Plan};
 use super::prime::{addmod, check_modulus, check_reduced, invmod, mul_shoup, mulmod, powmod, shoup, submod};
@@ -31,7 +37,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 const BASE: usize = 16;
 /// Below this size everything runs on the calling thread.
 const PAR_MIN: usize = 1 << 14;
-/// From this size on the transform is a [`FourStep`] of two [`Direct`] ones.
+/// From this size on the transform is a [`FourStep`] (the permutation of [`Direct`] leaves L2 above it).
 const FOUR_STEP_MIN: usize = 1 << 17;
 
 /// One negacyclic level of the split: block size m = n/2^(r+1), tfhe-ntt plan, and the odd
@@ -41,8 +47,7 @@ struct Level {
     s: u64,
 }
 
-/// The radix-2 split of a cyclic NTT into tfhe-ntt negacyclic blocks (sizes below [`FOUR_STEP_MIN`],
-/// and the sub-transforms of [`FourStep`]).
+/// The radix-2 split of a cyclic NTT into tfhe-ntt negacyclic blocks (sizes below [`FOUR_STEP_MIN`]).
 struct Direct {
     n: usize,
     p: u64,
