@@ -27,7 +27,7 @@ impl Modulus {
 
     /// ⌊b·2^64/p⌋ for b < p.
     pub fn shoup(&self, b: u64) -> u64 {
-        (((b as u128) << 64) / self.p as u128) as u64
+        super::prime::shoup(b, self.p)
     }
 
     /// a·b mod p for any a < 2^64, b < p, b_sh = `shoup(b)`.

@@ -44,7 +44,7 @@
 //! M = 64 with three primes.
 use crate::int::{limbs_for_bits, max_bits, product_bits, try_zeroed, IntRef, ZSlab};
 use crate::nmod::plan::{plan, MIN_NTT};
-use crate::nmod::prime::{invmod, mulmod, powmod, primitive_root_of_unity};
+use crate::nmod::prime::{invmod, mul_shoup, mulmod, powmod, primitive_root_of_unity, shoup};
 use crate::{Error, Result};
 use rayon::prelude::*;
 
@@ -158,19 +158,13 @@ struct Shoup {
 
 impl Shoup {
     fn new(w: u64, p: u64) -> Shoup {
-        Shoup { w, wq: (((w as u128) << 64) / p as u128) as u64 }
+        Shoup { w, wq: shoup(w, p) }
     }
 
     /// a·w mod p for any a < 2^64 (p < 2^63).
     #[inline]
     fn mul(self, a: u64, p: u64) -> u64 {
-        let q = ((a as u128 * self.wq as u128) >> 64) as u64;
-        let r = a.wrapping_mul(self.w).wrapping_sub(q.wrapping_mul(p));
-        if r >= p {
-            r - p
-        } else {
-            r
-        }
+        mul_shoup(a, self.w, self.wq, p)
     }
 }
 
