@@ -146,13 +146,8 @@ mod gpu_tests {
     static BACKEND: Mutex<()> = Mutex::new(());
 
     fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut s = seed | 1;
-        move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        }
+        let mut r = crate::zpoly::testing::Rng(seed);
+        move || r.next()
     }
 
     /// `call` on a copy of x under the backend b (0 auto, 1 CPU, 2 GPU): its status and result.

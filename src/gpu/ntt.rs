@@ -387,13 +387,8 @@ mod tests {
         }
 
         fn rng(seed: u64) -> impl FnMut() -> u64 {
-            let mut s = seed | 1;
-            move || {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                s
-            }
+            let mut r = crate::zpoly::testing::Rng(seed);
+            move || r.next()
         }
 
         fn primes() -> Vec<u64> {
