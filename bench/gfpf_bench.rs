@@ -2,7 +2,8 @@
 //! GMP mpz (iterative radix-2, mpz_mul + mpz_mod per butterfly, precomputed twiddles), and the
 //! element product against mpz_mul + mpz_mod.
 //!
-//! `cargo run --release --example gfpf_bench [max_lg]` (default 16). Single-thread times are
+//! `cargo run --release --example gfpf_bench [max_lg]` (default 16);
+//! `cargo run --release --example gfpf_bench mul`: plain against FFT-based (CRT) product per k. Single-thread times are
 //! thread CPU times (best of a few runs), so that a shared machine's load does not inflate them.
 use gmp_mpfr_sys::gmp;
 use gpmp::gfpf::Gfpf;
@@ -120,6 +121,50 @@ fn main() {
         .build()
         .unwrap();
     let mut rng = Rng(42);
+    if std::env::args().nth(1).as_deref() == Some("mul") {
+        // Plain against FFT-based (CRT) product for every built-in k (Table 2.1: k = 2 … 128).
+        println!("per-element product, 1 thread, thread CPU time, best of 7");
+        for k in [2usize, 4, 8, 16, 32, 64, 128] {
+            let f = Gfpf::builtin(k).unwrap();
+            let pl = f.prime().len();
+            let n = (1usize << 15) / k;
+            let rand: Vec<u64> = (0..2 * n)
+                .flat_map(|_| {
+                    let l: Vec<u64> = (0..pl + 1).map(|_| rng.next()).collect();
+                    let mut e = vec![0u64; k];
+                    f.from_limbs(&mut e, false, &l);
+                    e
+                })
+                .collect();
+            let (xs, ys) = rand.split_at(n * k);
+            let mut zs = vec![0u64; n * k];
+            let mut time = |op: fn(&Gfpf, &mut [u64], &[u64], &[u64])| {
+                best(7, || {
+                    for ((z, x), y) in zs
+                        .chunks_exact_mut(k)
+                        .zip(xs.chunks_exact(k))
+                        .zip(ys.chunks_exact(k))
+                    {
+                        op(&f, z, x, y);
+                    }
+                }) / n as f64
+            };
+            let tp = time(Gfpf::mul_plain);
+            let tc = time(Gfpf::mul_crt);
+            println!(
+                "k={k:3}: plain {:9.1} ns  fft/crt {:9.1} ns  plain/crt {:5.2}  (mul uses {})",
+                tp * 1e9,
+                tc * 1e9,
+                tp / tc,
+                if k >= gpmp::gfpf::crt_mul::CRT_MIN_K {
+                    "crt"
+                } else {
+                    "plain"
+                }
+            );
+        }
+        return;
+    }
     if let Ok(lg) = std::env::var("GFPF_PROFILE_LG") {
         // Only the P3 DFT, repeated (for perf).
         let (f, n) = (

@@ -8,6 +8,7 @@
 //! - mul: the negacyclic product u_j = Σ_{i≤j} x_i y_{j−i} − Σ_{i>j} x_i y_{k+j−i} in 192-bit
 //!   accumulators (|u_j| < k r², signed: erratum to Alg. 3), then a signed carry propagation in
 //!   radix r by floor division; the final carry c is worth c·r^k ≡ −c.
+use super::crt_mul::CRT_MIN_K;
 use super::Gfpf;
 
 /// Division by r with a precomputed reciprocal: Möller–Granlund 2-by-1 division by the normalized
@@ -271,15 +272,49 @@ impl Gfpf {
         }
     }
 
-    /// z = x·y (plain negacyclic product, Θ(k²) word products; see the module doc). The sums
-    /// satisfy |t_j| < k r² + k r + 2 < r·2^74 as [`RDiv::floor_divmod`] requires (k ≤ 256, r < 2^64).
+    /// z = x·y: the plain negacyclic product below k = [`CRT_MIN_K`], the FFT-based two/three-prime
+    /// CRT product ([`Gfpf::mul_crt`]) from there on (the faster one at each k, measured).
+    #[inline]
     pub fn mul(&self, z: &mut [u64], x: &[u64], y: &[u64]) {
+        if self.k >= CRT_MIN_K {
+            self.mul_crt(z, x, y)
+        } else {
+            self.mul_plain(z, x, y)
+        }
+    }
+
+    /// z = x·y (plain negacyclic product, Θ(k²) word products; see the module doc).
+    pub fn mul_plain(&self, z: &mut [u64], x: &[u64], y: &[u64]) {
         // Constant k for P3/P4-sized fields lets the compiler unroll the k² products.
         match self.k {
             8 => self.mul_k(z, x, y, 8),
             16 => self.mul_k(z, x, y, 16),
             k => self.mul_k(z, x, y, k),
         }
+    }
+
+    /// The negacyclic sum u_j as 192-bit two's complement (positive and negative parts summed
+    /// separately, each < k·r² < 2^136).
+    #[inline(always)]
+    fn negacyclic_sum(x: &[u64], y: &[u64], j: usize) -> [u64; 3] {
+        let (mut plo, mut phi) = (0u128, 0u64);
+        for (&a, &b) in x[..=j].iter().zip(y[..=j].iter().rev()) {
+            let (s, o) = plo.overflowing_add(a as u128 * b as u128);
+            plo = s;
+            phi += o as u64;
+        }
+        let (mut nlo, mut nhi) = (0u128, 0u64);
+        for (&a, &b) in x[j + 1..].iter().zip(y[j + 1..].iter().rev()) {
+            let (s, o) = nlo.overflowing_add(a as u128 * b as u128);
+            nlo = s;
+            nhi += o as u64;
+        }
+        let (lo, b) = plo.overflowing_sub(nlo);
+        [
+            lo as u64,
+            (lo >> 64) as u64,
+            phi.wrapping_sub(nhi).wrapping_sub(b as u64),
+        ]
     }
 
     #[inline(always)]
@@ -292,30 +327,27 @@ impl Gfpf {
             self.neg(z, x);
             return;
         }
-        let (z, x, y) = (&mut z[..k], &x[..k], &y[..k]);
+        let (x, y) = (&x[..k], &y[..k]);
+        self.carry_sums(&mut z[..k], |j| Self::negacyclic_sum(x, y, j));
+    }
+
+    /// z = Σ_j u_j r^j mod p, canonical, for the negacyclic sums u_j = `u(j)` (192-bit two's
+    /// complement, |u_j| < k r²): the serial signed carry t_j = u_j + c_j,
+    /// (c_{j+1}, z_j) = floor-divmod(t_j, r), where |t_j| < k r² + k r + 2 < r·2^74 as
+    /// [`RDiv::floor_divmod`] requires (k ≤ 256, r < 2^64); the final carry c is worth −c.
+    #[inline(always)]
+    pub(super) fn carry_sums(&self, z: &mut [u64], mut u: impl FnMut(usize) -> [u64; 3]) {
         let mut carry: i128 = 0;
-        for j in 0..k {
-            let (mut plo, mut phi) = (0u128, 0u64);
-            for (&a, &b) in x[..=j].iter().zip(y[..=j].iter().rev()) {
-                let (s, o) = plo.overflowing_add(a as u128 * b as u128);
-                plo = s;
-                phi += o as u64;
-            }
-            let (mut nlo, mut nhi) = (0u128, 0u64);
-            for (&a, &b) in x[j + 1..].iter().zip(y[j + 1..].iter().rev()) {
-                let (s, o) = nlo.overflowing_add(a as u128 * b as u128);
-                nlo = s;
-                nhi += o as u64;
-            }
-            // t = pos − neg + carry, 192-bit two's complement.
-            let (lo, b) = plo.overflowing_sub(nlo);
-            let hi = phi.wrapping_sub(nhi).wrapping_sub(b as u64);
+        for (j, zj) in z.iter_mut().enumerate() {
+            // t = u_j + carry, 192-bit two's complement.
+            let [l0, l1, hi] = u(j);
+            let lo = (l1 as u128) << 64 | l0 as u128;
             let (lo, c) = lo.overflowing_add(carry as u128);
             let hi = hi
                 .wrapping_add(c as u64)
                 .wrapping_add(if carry < 0 { u64::MAX } else { 0 });
             let (q, s) = self.div.floor_divmod([lo as u64, (lo >> 64) as u64, hi]);
-            z[j] = s;
+            *zj = s;
             carry = q;
         }
         self.sub_carry(z, carry);
@@ -329,6 +361,14 @@ impl Gfpf {
         }
         let (mut sub, mut m) = (c > 0, c.unsigned_abs());
         let r = self.r as u128;
+        if m < r {
+            if sub {
+                self.sub_plain(z, &[m as u64]);
+            } else {
+                self.add_plain(z, &[m as u64]);
+            }
+            return;
+        }
         if m < r * r {
             let (q, s) = self.div.divmod3([m as u64, (m >> 64) as u64, 0]);
             let w = [s, q as u64];
@@ -432,12 +472,48 @@ mod tests {
         }
     }
 
-    /// The large-k rows of Table 2.1 (k = 32, 64, 128; r close to 2^64 for k = 128).
+    /// The large-k rows of Table 2.1 (k = 32, 64, 128; r close to 2^64 for k = 128), and k = 256
+    /// with the largest even radix r = 2^64 − 2 (r^256 + 1 need not be prime for the ring
+    /// arithmetic; this stresses the bound |u_j| < k r² of both products and of the CRT).
     #[test]
     fn ops_match_gmp_mod_p_large_k() {
         let mut rng = Rng(0x6FA0);
         for k in [32, 64, 128] {
             check_ops(&super::Gfpf::builtin(k).unwrap(), &mut rng, 2);
+        }
+        check_ops(&super::Gfpf::new_unchecked(u64::MAX - 1, 256), &mut rng, 1);
+    }
+
+    /// Both products against GMP on many random pairs of every field (the CRT product needs
+    /// k ≥ 16, below that it is the plain one), including the largest radices.
+    #[test]
+    fn products_match_gmp_on_random_pairs() {
+        let mut rng = Rng(0x6FA1);
+        let mut fs = super::super::testing::fields();
+        fs.push(super::Gfpf::new_unchecked(u64::MAX - 1, 16));
+        fs.push(super::Gfpf::new_unchecked(u64::MAX - 1, 64));
+        for f in fs {
+            let (k, p) = (f.k(), p_mpz(&f));
+            let mut z = vec![0u64; k];
+            for t in 0..200 {
+                let x = super::super::testing::random(&f, &mut rng);
+                let y = if t % 4 == 0 {
+                    vec![f.radix() - 1; k]
+                } else {
+                    super::super::testing::random(&f, &mut rng)
+                };
+                let mut want = Mpz::new();
+                // SAFETY: initialised.
+                unsafe {
+                    gmp::mpz_mul(&mut want.0, &value(&f, &x).0, &value(&f, &y).0);
+                    gmp::mpz_mod(&mut want.0, &want.0, &p.0);
+                }
+                let want = digits(&f, &want);
+                f.mul_plain(&mut z, &x, &y);
+                assert_eq!(z, want, "mul_plain r = {} k = {k}", f.radix());
+                f.mul_crt(&mut z, &x, &y);
+                assert_eq!(z, want, "mul_crt r = {} k = {k}", f.radix());
+            }
         }
     }
 
@@ -455,10 +531,12 @@ mod tests {
                 type Op =
                     unsafe extern "C" fn(*mut gmp::mpz_t, *const gmp::mpz_t, *const gmp::mpz_t);
                 type Core = fn(&super::Gfpf, &mut [u64], &[u64], &[u64]);
-                let ops: [(&str, Core, Op); 3] = [
+                let ops: [(&str, Core, Op); 5] = [
                     ("add", super::Gfpf::add, gmp::mpz_add),
                     ("sub", super::Gfpf::sub, gmp::mpz_sub),
                     ("mul", super::Gfpf::mul, gmp::mpz_mul),
+                    ("mul_plain", super::Gfpf::mul_plain, gmp::mpz_mul),
+                    ("mul_crt", super::Gfpf::mul_crt, gmp::mpz_mul),
                 ];
                 for (name, op, gop) in ops {
                     op(f, &mut z, x, y);

@@ -60,6 +60,16 @@ struct Plan<'a> {
 
 /// dst (cols × rows) = transpose of src (rows × cols), elements of k words.
 fn transpose(dst: &mut [u64], src: &[u64], rows: usize, cols: usize, k: usize) {
+    // Constant k for P3/P4: the element copies become moves instead of memmove calls.
+    match k {
+        8 => transpose_k(dst, src, rows, cols, 8),
+        16 => transpose_k(dst, src, rows, cols, 16),
+        k => transpose_k(dst, src, rows, cols, k),
+    }
+}
+
+#[inline(always)]
+fn transpose_k(dst: &mut [u64], src: &[u64], rows: usize, cols: usize, k: usize) {
     let grain = (GRAIN / (rows * k)).max(1);
     dst.par_chunks_mut(rows * k)
         .with_min_len(grain)

@@ -1,6 +1,7 @@
 //! The field context: r, k, p = r^k + 1, the reciprocal of r, and conversions between integers
 //! (limb vectors) and canonical digit vectors.
 use super::arith::RDiv;
+use super::crt_mul::CrtMul;
 use super::fft::Twiddles;
 use crate::int::normalized;
 use crate::{invalid, Result};
@@ -16,6 +17,8 @@ pub struct Gfpf {
     /// p as normalized limbs.
     pub(super) p: Vec<u64>,
     pub(super) div: RDiv,
+    /// The FFT-based product's primes and plans (k ≥ 16).
+    pub(super) crt: Option<CrtMul>,
     /// Recently used twiddle tables ω^i, i < N (see [`super::fft`]).
     pub(super) tables: Mutex<Vec<Arc<Twiddles>>>,
 }
@@ -84,6 +87,8 @@ impl Gfpf {
             k,
             p: r_pow_k_plus_1(r, k),
             div: RDiv::new(r),
+            // Plans exist for every k ≥ 16 ≤ 256 with these primes; without one, products stay plain.
+            crt: CrtMul::new(r, k).unwrap_or(None),
             tables: Mutex::new(Vec::new()),
         }
     }

@@ -10,11 +10,14 @@
 //! - [`field`]: the context [`Gfpf`] (validation, conversions to/from integers);
 //! - [`builtin`]: the primes of Table 2.1 (P3, P4, …);
 //! - [`arith`]: add, sub, neg, mul_pow_r, mul (Alg. 2, MulPowR, Alg. 3 with signed accumulators);
+//! - [`crt_mul`]: the FFT-based product (Alg. 4: negacyclic NTTs modulo word primes + CRT), which
+//!   `mul` uses from k = [`crt_mul::CRT_MIN_K`] on;
 //! - [`root`]: powers and the roots of unity with ω^(N/2k) = r;
 //! - [`fft`]: the DFT in natural order for every power-of-two N (six-step, rayon);
 //! - [`poly`]: products of polynomials over Z/pZ.
 pub mod arith;
 pub mod builtin;
+pub mod crt_mul;
 pub mod fft;
 pub mod field;
 pub mod poly;
