@@ -16,7 +16,7 @@ use crate::nmod::plan::{plan, Plan, MIN_NTT};
 use crate::nmod::prime::fourier_primes;
 use crate::nmod::reduce::Modulus;
 use crate::Result;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// From this k on, [`Gfpf::mul`] uses the FFT-based product (measured with
 /// `cargo run --release --example gfpf_bench -- mul`, see bench/results/cpu-fields.md).
@@ -37,10 +37,12 @@ impl CrtMul {
         }
         // log₂(2k·r²) + 1 bit of margin, against 49.9 bits per prime.
         let need = 2.0 + (k as f64).log2() + 2.0 * (r as f64).log2();
-        let cands = fourier_primes(50, (2 * k).trailing_zeros(), 4);
+        // The four largest primes < 2^50 with 2^10 | p − 1 (negacyclic NTTs up to k = 512), once.
+        static CANDS: OnceLock<Vec<u64>> = OnceLock::new();
+        let cands = CANDS.get_or_init(|| fourier_primes(50, 10, 4));
         let mut primes = Vec::new();
         let mut have = 0.0;
-        for &p in &cands {
+        for &p in cands {
             if have > need {
                 break;
             }
