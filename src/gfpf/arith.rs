@@ -5,9 +5,10 @@
 //!   (both operands p − 1 give −2 = r^k − 1, all digits r − 1);
 //! - mul_pow_r: x·r^s for 0 ≤ s < 2k is a shift by s mod k with the top digits wrapped to the
 //!   bottom negated (one subtraction), negated once more when s ≥ k (r^k ≡ −1);
-//! - mul: the negacyclic product u_j = Σ_{i≤j} x_i y_{j−i} − Σ_{i>j} x_i y_{k+j−i} in 192-bit
-//!   accumulators (|u_j| < k r², signed: erratum to Alg. 3), then a signed carry propagation in
-//!   radix r by floor division; the final carry c is worth c·r^k ≡ −c.
+//! - mul_plain (what `mul` runs below k = [`CRT_MIN_K`]; the FFT-based product is in
+//!   [`super::crt_mul`]): the negacyclic product u_j = Σ_{i≤j} x_i y_{j−i} − Σ_{i>j} x_i y_{k+j−i}
+//!   in 192-bit accumulators (|u_j| < k r², signed: erratum to Alg. 3), then a signed carry
+//!   propagation in radix r by floor division; the final carry c is worth c·r^k ≡ −c.
 use super::crt_mul::CRT_MIN_K;
 use super::Gfpf;
 

@@ -2,7 +2,7 @@
 //! negacyclic sums u = x·y mod (T^k + 1) over Z are computed modulo a few word primes p_i by
 //! negacyclic NTTs of size k (formula (3.1); tfhe-ntt plans, [`crate::nmod::plan`]), recombined
 //! by CRT in the symmetric range ([`Crt::signed`]), then carried in radix r exactly as the plain
-//! product does ([`Gfpf::carry_sums`]).
+//! product does (`Gfpf::carry_sums`).
 //!
 //! Bound: |u_j| < k·r², so M = Π p_i > 2k·r² is needed. With r ≥ 2^62 (all of Table 2.1) and
 //! k ≤ 256 that is up to 2^137, more than the two 62-bit primes of BPAS give (2^123: their bound
