@@ -36,6 +36,10 @@
 #define NARROW 0
 #endif
 
+#ifdef GPMP_HOST_CHECK  // the device functions built by a host compiler (bench/gpu/gfpf_host_check.cpp)
+#define __device__
+#define __forceinline__ inline
+#endif
 typedef unsigned long long u64;
 typedef unsigned __int128 u128;
 typedef __int128 i128;
@@ -220,6 +224,12 @@ __device__ void sub_carry(u64* z, i128 c) {
 
 // Multiply-accumulate a b into the 192-bit (hi, mid, lo).
 __device__ __forceinline__ void mac(u64& lo, u64& mid, u64& hi, u64 a, u64 b) {
+#ifdef GPMP_HOST_CHECK
+    u128 p = (u128)a * b, s = (((u128)mid) << 64 | lo) + p;
+    hi += s < p;
+    lo = (u64)s;
+    mid = (u64)(s >> 64);
+#else
     asm("{\n\t.reg .u64 pl, ph;\n\t"
         "mul.lo.u64 pl, %3, %4;\n\t"
         "mul.hi.u64 ph, %3, %4;\n\t"
@@ -228,6 +238,23 @@ __device__ __forceinline__ void mac(u64& lo, u64& mid, u64& hi, u64 a, u64 b) {
         "addc.u64 %2, %2, 0;\n\t}"
         : "+l"(lo), "+l"(mid), "+l"(hi)
         : "l"(a), "l"(b));
+#endif
+}
+
+// (t2, t1, t0) += (c2, c1, c0) mod 2^192.
+__device__ __forceinline__ void add3(u64& t0, u64& t1, u64& t2, u64 c0, u64 c1, u64 c2) {
+#ifdef GPMP_HOST_CHECK
+    u128 lo = (((u128)t1) << 64 | t0) + (((u128)c1) << 64 | c0);
+    t2 += c2 + (lo < (((u128)c1) << 64 | c0));
+    t0 = (u64)lo;
+    t1 = (u64)(lo >> 64);
+#else
+    asm("add.cc.u64 %0, %0, %3;\n\t"
+        "addc.cc.u64 %1, %1, %4;\n\t"
+        "addc.u64 %2, %2, %5;"
+        : "+l"(t0), "+l"(t1), "+l"(t2)
+        : "l"(c0), "l"(c1), "l"(c2));
+#endif
 }
 
 // z = x y (z distinct from x and y).
@@ -250,21 +277,11 @@ __device__ __forceinline__ void gmul(u64* z, const u64* x, const u64* y) {
         // t = pos - neg + carry + r 2^74 (in [0, r 2^75): floor division of the shifted value)
         u128 c = (u128)carry;
         u64 c2 = carry < 0 ? ~0ull : 0ull;
-        u64 t0, t1, t2;
-        asm("sub.cc.u64 %0, %3, %6;\n\t"
-            "subc.cc.u64 %1, %4, %7;\n\t"
-            "subc.u64 %2, %5, %8;"
-            : "=l"(t0), "=l"(t1), "=l"(t2)
-            : "l"(p0), "l"(p1), "l"(p2), "l"(n0), "l"(n1), "l"(n2));
-        asm("add.cc.u64 %0, %0, %3;\n\t"
-            "addc.cc.u64 %1, %1, %4;\n\t"
-            "addc.u64 %2, %2, %5;"
-            : "+l"(t0), "+l"(t1), "+l"(t2)
-            : "l"((u64)c), "l"((u64)(c >> 64)), "l"(c2));
-        asm("add.cc.u64 %0, %0, %2;\n\t"
-            "addc.u64 %1, %1, %3;"
-            : "+l"(t1), "+l"(t2)
-            : "l"(R << 10), "l"(R >> 54));
+        u64 t0 = p0, t1 = p1, t2 = p2;
+        add3(t0, t1, t2, ~n0, ~n1, ~n2);  // - neg = ~neg + 1
+        add3(t0, t1, t2, 1, 0, 0);
+        add3(t0, t1, t2, (u64)c, (u64)(c >> 64), c2);
+        add3(t0, t1, t2, 0, R << 10, R >> 54);
         u64 s;
         u128 q = divmod3(t0, t1, t2, &s);
         z[j] = s;
@@ -339,6 +356,7 @@ __device__ __forceinline__ void half_butterfly(u64* x, const u64* p, bool upper,
     }
 }
 
+#ifndef GPMP_HOST_CHECK
 // One radix-M Stockham stage (see the header). Block: G = blockDim.x / M groups of M threads;
 // dynamic shared memory KD G (M + 1) words. in/out: element i, digit d at i se + d sd. tw: the
 // stage's table, digit-major with length twlen (0 when every factor is 1); `scaled`: the table
@@ -419,3 +437,4 @@ extern "C" __global__ void __launch_bounds__(256) gfpf_binary(
         UNROLL for (int d = 0; d < KD; ++d) z[i * se + d * sd] = a[d];
     }
 }
+#endif  // GPMP_HOST_CHECK
