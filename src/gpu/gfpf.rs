@@ -647,4 +647,108 @@ mod tests {
         let mut z = x.clone();
         assert!(matches!(binary(&f, Op::Add, &mut z, &x, &y, true), Err(Error::NoCudaDevice(_))));
     }
+
+    #[cfg(feature = "gpu-tests")]
+    mod gpu {
+        use super::*;
+        use crate::gfpf::testing::elements;
+
+        fn transpose(v: &[u64], n: usize, k: usize) -> Vec<u64> {
+            (0..k).flat_map(|j| (0..n).map(move |i| v[i * k + j])).collect()
+        }
+
+        /// GPU DFT and inverse against the CPU bit for bit: P3, P4, k = 4 (r close to 2^64), k = 2
+        /// and r = 6 (tiny r), N from 2 to 2^17 (one to five stages, N a power of 2k or not), both
+        /// layouts, FindOmega's root and ω^3, inputs with 0, 1, p − 1 and all digits r − 1.
+        #[test]
+        fn dft_matches_the_cpu() {
+            let mut rng = Rng(0x6F1);
+            let fields = [Gfpf::builtin(8).unwrap(), Gfpf::builtin(16).unwrap(), Gfpf::builtin(4).unwrap(), Gfpf::builtin(2).unwrap(), Gfpf::new(6, 2).unwrap()];
+            for f in &fields {
+                let k = f.k();
+                for lg in [1u32, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 15, 16, 17] {
+                    if lg as u64 > f.two_adicity() || (k == 16 && lg == 17) {
+                        continue;
+                    }
+                    let n = 1usize << lg;
+                    let w0 = f.root_of_unity(n).unwrap();
+                    let roots = if lg <= 12 { vec![w0.clone(), f.pow_u64(&w0, 3)] } else { vec![w0] };
+                    for w in roots {
+                        let x = input(f, &mut rng, n);
+                        let mut want = x.clone();
+                        runtime::install(|| f.dft(&mut want, n, &w)).unwrap();
+                        for digits in [false, true] {
+                            let mut y = if digits { transpose(&x, n, k) } else { x.clone() };
+                            dft(f, &mut y, n, &w, false, digits).unwrap();
+                            let got = if digits { transpose(&y, k, n) } else { y.clone() };
+                            assert!(got == want, "forward r = {} k = {k} N = {n} digits = {digits}", f.radix());
+                            dft(f, &mut y, n, &w, true, digits).unwrap();
+                            let back = if digits { transpose(&y, k, n) } else { y };
+                            assert!(back == x, "inverse r = {} k = {k} N = {n} digits = {digits}", f.radix());
+                        }
+                    }
+                }
+            }
+        }
+
+        /// The benchmark size: P3 at N = 2^20 against the CPU, and a round trip.
+        #[test]
+        fn p3_at_two_to_the_20() {
+            let mut rng = Rng(0x6F2);
+            let f = Gfpf::builtin(8).unwrap();
+            let n = 1 << 20;
+            let w = f.root_of_unity(n).unwrap();
+            let x = input(&f, &mut rng, n);
+            let mut want = x.clone();
+            runtime::install(|| f.dft(&mut want, n, &w)).unwrap();
+            let mut y = x.clone();
+            dft(&f, &mut y, n, &w, false, false).unwrap();
+            assert!(y == want);
+            dft(&f, &mut y, n, &w, true, false).unwrap();
+            assert!(y == x);
+        }
+
+        /// add/sub/mul on every pair of edge and random elements (and a long random vector), both
+        /// layouts, against the CPU's operations.
+        #[test]
+        fn elementwise_matches_the_cpu() {
+            let mut rng = Rng(0x6F3);
+            let fields = [Gfpf::builtin(8).unwrap(), Gfpf::builtin(16).unwrap(), Gfpf::builtin(4).unwrap(), Gfpf::new(6, 2).unwrap(), Gfpf::new(2, 16).unwrap()];
+            for f in &fields {
+                let k = f.k();
+                let els = elements(f, &mut rng, 20);
+                let mut x: Vec<u64> = els.iter().flat_map(|a| els.iter().flat_map(move |_| a.iter().copied())).collect();
+                let mut y: Vec<u64> = els.iter().flat_map(|_| els.iter().flatten().copied()).collect();
+                for _ in 0..100_003 {
+                    x.extend(crate::gfpf::testing::random(f, &mut rng));
+                    y.extend(crate::gfpf::testing::random(f, &mut rng));
+                }
+                let n = x.len() / k;
+                type Core = fn(&Gfpf, &mut [u64], &[u64], &[u64]);
+                let ops: [(Op, Core); 3] = [(Op::Add, Gfpf::add), (Op::Sub, Gfpf::sub), (Op::Mul, Gfpf::mul)];
+                for (op, core) in ops {
+                    let mut want = vec![0u64; n * k];
+                    for i in 0..n {
+                        core(f, &mut want[i * k..][..k], &x[i * k..][..k], &y[i * k..][..k]);
+                    }
+                    let mut z = vec![0u64; n * k];
+                    binary(f, op, &mut z, &x, &y, false).unwrap();
+                    assert!(z == want, "{op:?} rows r = {} k = {k}", f.radix());
+                    let (xd, yd) = (transpose(&x, n, k), transpose(&y, n, k));
+                    binary(f, op, &mut z, &xd, &yd, true).unwrap();
+                    assert!(z == transpose(&want, n, k), "{op:?} digits r = {} k = {k}", f.radix());
+                }
+            }
+        }
+
+        #[test]
+        fn absurd_sizes_are_out_of_memory_and_timing_runs() {
+            let dev = device::current().unwrap();
+            let stream = dev.stream().unwrap();
+            assert!(matches!(alloc(&stream, 1 << 40), Err(Error::OutOfMemory(_))));
+            let f = Gfpf::builtin(16).unwrap();
+            assert!(time_dft(&f, 1 << 10, 2).unwrap() > 0.0);
+            assert!(time_binary(&f, Op::Mul, 1 << 10, 2).unwrap() > 0.0);
+        }
+    }
 }
