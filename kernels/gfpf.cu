@@ -24,7 +24,7 @@
 // - gfpf_binary: z = x op y elementwise (add, sub, mul), any strides.
 //
 // Defines: KD (k), LOGK (log2 k), R_HI/R_LO (r), V_HI/V_LO (v = floor((2^128-1)/d) - 2^64 for the
-// normalized d = r 2^SH), SH (leading zeros of r), NARROW (1 when 3r < 2^64: digit sums in 64 bits).
+// normalized d = r 2^SH), SH (leading zeros of r).
 #ifndef KD
 #define KD 8
 #define LOGK 3
@@ -33,7 +33,6 @@
 #define V_HI 4294967279u
 #define V_LO 4294967296u
 #define SH 0
-#define NARROW 0
 #endif
 
 #ifdef GPMP_HOST_CHECK  // the device functions built by a host compiler (bench/gpu/gfpf_host_check.cpp)
@@ -304,22 +303,28 @@ __device__ __forceinline__ void shift_add(u64* z, const u64* a, const u64* b, un
         UNROLL for (int j = 0; j < KD; ++j) v[j] = on ? t[j] : v[j];
     }
     const bool neg = (s >= KD) != minus;
-    int c = 0;
+    // Digit j alone: a_j +- v_j in (-r, 2r) = d_j + c_j r with d_j < r, c_j in {-1, 0, 1}
+    // (independent across digits); then the incoming carries ripple (d_j + c in [-1, r]).
+    u64 d[KD];
+    int cj[KD];
     UNROLL for (int j = 0; j < KD; ++j) {
         const bool sg = ((unsigned)j < sl) != neg;
-#if NARROW
-        // a + r - v + c >= 0 and a + r + v + c < 3r < 2^64
-        u64 t = a[j] + R + (u64)(long long)c;
-        t = sg ? t - v[j] : t + v[j];
-        int q = (t >= 2 * R) + (t >= R);
-        z[j] = t - (q == 2 ? 2 * R : q == 1 ? R : 0);
-#else
-        u128 t = (u128)a[j] + R + (u128)(i128)c;
-        t = sg ? t - v[j] : t + v[j];
-        int q = (t >= (u128)2 * R) + (t >= (u128)R);
-        z[j] = (u64)(t - (u128)R * (unsigned)q);
-#endif
-        c = q - 1;
+        if (sg) {
+            const bool b = a[j] < v[j];
+            d[j] = a[j] - v[j] + (b ? R : 0);
+            cj[j] = -(int)b;
+        } else {
+            const u64 t = a[j] + v[j];
+            const bool o = t < a[j] || t >= R;  // the true sum is < 2r
+            d[j] = t - (o ? R : 0);
+            cj[j] = (int)o;
+        }
+    }
+    int c = 0;
+    UNROLL for (int j = 0; j < KD; ++j) {
+        const bool up = c == 1 && d[j] == R - 1, dn = c == -1 && d[j] == 0;
+        z[j] = up ? 0 : dn ? R - 1 : d[j] + (u64)(long long)c;
+        c = cj[j] + (int)up - (int)dn;
     }
     if (c == 1) dec_plain(z);
     else if (c == -1) inc_plain(z);

@@ -9,7 +9,7 @@ for rk in 9223372054034644992:8 4611686087146864640:16 9223372036854775808+90071
   defs=$(python3 -c "
 r, k = $r, $k
 sh = 64 - r.bit_length(); d = r << sh; v = ((1 << 128) - 1) // d - (1 << 64)
-print(f'-DKD={k} -DLOGK={k.bit_length()-1} -DR_HI={r >> 32}u -DR_LO={r & 0xffffffff}u -DV_HI={v >> 32}u -DV_LO={v & 0xffffffff}u -DSH={sh} -DNARROW={int(3*r < 2**64)}')")
+print(f'-DKD={k} -DLOGK={k.bit_length()-1} -DR_HI={r >> 32}u -DR_LO={r & 0xffffffff}u -DV_HI={v >> 32}u -DV_LO={v & 0xffffffff}u -DSH={sh}')")
   g++ -O2 -std=c++17 -w -DGPMP_HOST_CHECK $defs gfpf_host_check.cpp -lgmp -o "$out"
   "$out" || fail=1
 done

@@ -437,8 +437,8 @@ unsafe fn transform(
 /// In place, x ← (Σ_j x_j omega^(ij))_i for N elements, natural order in and out; omega a primitive
 /// N-th root of unity (checked), N a power of 2 dividing p − 1.
 /// Backend: the GPU under `GPMP_BACKEND_GPU` (`GPMP_NO_CUDA_DEVICE` without a usable one) and under
-/// `GPMP_BACKEND_AUTO` from N = 2^14 when a GPU is usable; the same words on either (`_idft`
-/// likewise; `_mul_n` from n = 2^16 under AUTO, `_add_n`/`_sub_n` only under `GPMP_BACKEND_GPU`).
+/// `GPMP_BACKEND_AUTO` from N = 2^10 when a GPU is usable; the same words on either (`_idft`
+/// likewise; `_add_n`/`_sub_n`/`_mul_n` use the GPU only under `GPMP_BACKEND_GPU`).
 ///
 /// # Safety
 /// x holds N·k words; omega holds k words.

@@ -39,7 +39,7 @@ pub enum Op {
 }
 
 /// The kernel specialisation for r^k + 1: k, log2 k, r, the reciprocal v = ⌊(2^128 − 1)/d⌋ − 2^64
-/// of the normalized d = r·2^sh (Möller–Granlund, as `gfpf::arith`), and whether 3r < 2^64.
+/// of the normalized d = r·2^sh (Möller–Granlund, as `gfpf::arith`) and sh.
 pub fn spec(r: u64, k: usize) -> Spec {
     let sh = r.leading_zeros();
     let d = r << sh;
@@ -54,7 +54,6 @@ pub fn spec(r: u64, k: usize) -> Spec {
         ("V_HI", vh),
         ("V_LO", vl),
         ("SH", sh as i64),
-        ("NARROW", i64::from(r <= u64::MAX / 3)),
     ];
     Spec { source: "gfpf.cu", defines }
 }
@@ -393,11 +392,13 @@ pub enum Route {
 }
 
 /// Smallest N (elements) from which `Backend::Auto` sends a route to the GPU (when one is usable).
+/// Measured end to end on an H100 host against its 16 cores (bench/results/gpu-h100.md,
+/// `gpu_gfpf`): the DFT wins 4–8× from N = 2^10 on (P3 and P4, tables cached); the elementwise
+/// operations never do up to 2^20 (three pageable transfers of the data cost more than the CPU's
+/// products: mul_n 0.2–0.8×), so AUTO keeps them on the CPU.
 fn auto_min(route: Route) -> usize {
     match route {
-        Route::Dft => 1 << 14,
-        Route::Elementwise(Op::Mul) => 1 << 16,
-        // Memory-bound and three transfers of the data: not measured to win.
+        Route::Dft => 1 << 10,
         Route::Elementwise(_) => usize::MAX,
     }
 }
@@ -611,9 +612,9 @@ mod tests {
         let get = |name: &str| s.defines.iter().find(|d| d.0 == name).unwrap().1;
         let r = ((get("R_HI") as u64) << 32) | get("R_LO") as u64;
         assert_eq!(r, (1u64 << 63) + (1 << 34));
-        assert_eq!((get("KD"), get("LOGK"), get("SH"), get("NARROW")), (8, 3, 0, 0));
+        assert_eq!((get("KD"), get("LOGK"), get("SH")), (8, 3, 0));
         let s4 = spec(builtin::radix(16).unwrap(), 16);
-        assert!(s4.defines.contains(&("NARROW", 1)) && s4.defines.contains(&("SH", 1)));
+        assert!(s4.defines.contains(&("SH", 1)) && s4.defines.contains(&("KD", 16)));
         assert_eq!(specs().len(), builtin::TABLE_2_1.len());
     }
 
