@@ -362,25 +362,30 @@ __device__ __forceinline__ void half_butterfly(u64* x, const u64* p, bool upper,
 }
 
 #ifndef GPMP_HOST_CHECK
-// One radix-M Stockham stage (see the header). Block: G = blockDim.x / M groups of M threads;
+// log2 of the power of two n.
+__device__ __forceinline__ unsigned logn_of(u64 n) { return 63 - __clzll(n); }
+
+// One radix-M Stockham stage (see the header). Block: G = 2^logg groups of M threads;
 // dynamic shared memory KD G (M + 1) words. in/out: element i, digit d at i se + d sd. tw: the
 // stage's table, digit-major with length twlen (0 when every factor is 1); `scaled`: the table
 // holds no 1s to skip (the inverse's last stage carries 1/N). ts: DFT_M at root r^ts.
 extern "C" __global__ void __launch_bounds__(256) gfpf_stage(
     const u64* __restrict__ in, u64* __restrict__ out, u64 n, unsigned logm, unsigned logns,
-    u64 in_se, u64 in_sd, u64 out_se, u64 out_sd, const u64* __restrict__ tw, u64 twlen,
-    int scaled, unsigned ts)
+    unsigned logg, u64 in_se, u64 in_sd, u64 out_se, u64 out_sd, const u64* __restrict__ tw,
+    u64 twlen, int scaled, unsigned ts)
 {
     extern __shared__ u64 sh[];
-    const unsigned M = 1u << logm, B = blockDim.x, G = B >> logm, W = M + 1, P = G * W;
-    const u64 groups = n >> logm, ns = 1ull << logns;
-    const u64 j0 = (u64)blockIdx.x * G;
+    const unsigned M = 1u << logm, G = 1u << logg, W = M + 1, P = G * W;
+    const u64 ns = 1ull << logns;
+    const u64 j0 = (u64)blockIdx.x << logg;
+    const unsigned e = threadIdx.x;  // every index below is a shift or mask (powers of two)
 
     // Load the tile: consecutive threads take consecutive groups j (consecutive addresses).
-    for (unsigned i = threadIdx.x; i < KD * B; i += B) {
-        const unsigned d = i / B, e = i % B, g = e % G, t = e / G;
-        const u64 idx = j0 + g + (u64)t * groups;
-        sh[d * P + g * W + t] = in[idx * in_se + d * in_sd];
+    {
+        const unsigned g = e & (G - 1), t = e >> logg;
+        const u64 idx = j0 + g + ((u64)t << (logn_of(n) - logm));
+        const u64* src = in + idx * in_se;
+        UNROLL for (int d = 0; d < KD; ++d) sh[d * P + g * W + t] = src[d * in_sd];
     }
     __syncthreads();
 
@@ -397,7 +402,7 @@ extern "C" __global__ void __launch_bounds__(256) gfpf_stage(
     }
 
     // DFT_M at root r^ts: radix-2 DIT, partners at lane distance h within the group.
-    const unsigned mask = B >= 32 ? 0xffffffffu : ((1u << B) - 1);
+    const unsigned B = G << logm, mask = B >= 32 ? 0xffffffffu : ((1u << B) - 1);
     for (unsigned lv = 0; lv < logm; ++lv) {
         const unsigned h = 1u << lv;
         u64 p[KD];
@@ -410,13 +415,14 @@ extern "C" __global__ void __launch_bounds__(256) gfpf_stage(
     __syncthreads();
 
     // Store: consecutive threads write consecutive addresses (runs of min(Ns, G) groups).
-    const unsigned a = ns < G ? (unsigned)ns : G;
-    for (unsigned i = threadIdx.x; i < KD * B; i += B) {
-        const unsigned d = i / B, e = i % B;
-        const unsigned gg = (e / (a * M)) * a + e % a, q = (e / a) % M;
+    {
+        const unsigned loga = logns < logg ? logns : logg;
+        const unsigned gg = ((e >> (loga + logm)) << loga) | (e & ((1u << loga) - 1));
+        const unsigned q = (e >> loga) & (M - 1);
         const u64 j = j0 + gg;
         const u64 o = ((j >> logns) << (logns + logm)) + (j & (ns - 1)) + ((u64)q << logns);
-        out[o * out_se + d * out_sd] = sh[d * P + gg * W + q];
+        u64* dst = out + o * out_se;
+        UNROLL for (int d = 0; d < KD; ++d) dst[d * out_sd] = sh[d * P + gg * W + q];
     }
 }
 

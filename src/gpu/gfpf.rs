@@ -272,8 +272,9 @@ fn run_stages(
         let (src, dst) = if in_b { (&*b, &mut *a) } else { (&*a, &mut *b) };
         let (n64, scaled) = (n as u64, i32::from(s.scaled));
         let twlen = if table.is_some() { (m << s.logns) as u64 } else { 0 };
+        let logg = g.trailing_zeros();
         let mut l = stream.launch_builder(func);
-        l.arg(src).arg(dst).arg(&n64).arg(&s.logm).arg(&s.logns).arg(&ise).arg(&isd).arg(&ose).arg(&osd);
+        l.arg(src).arg(dst).arg(&n64).arg(&s.logm).arg(&s.logns).arg(&logg).arg(&ise).arg(&isd).arg(&ose).arg(&osd);
         match table {
             Some(t) => l.arg(t),
             None => l.arg(src),
@@ -293,12 +294,15 @@ fn check_elements(f: &Gfpf, x: &[u64], n: usize, digits: bool, what: &str) -> Re
     if n.checked_mul(k) != Some(x.len()) {
         return invalid!("{what} has {} words, not {n}·{k}", x.len());
     }
-    if !digits {
-        return f.check_vec(x, what);
-    }
-    let bad = (0..n).into_par_iter().with_min_len(4096).find_first(|&i| {
-        let e: Vec<u64> = (0..k).map(|d| x[d * n + i]).collect();
-        !f.is_canonical(&e)
+    let bad = runtime::install(|| {
+        if digits {
+            (0..n).into_par_iter().with_min_len(4096).find_first(|&i| {
+                let e: Vec<u64> = (0..k).map(|d| x[d * n + i]).collect();
+                !f.is_canonical(&e)
+            })
+        } else {
+            x.par_chunks(k).with_min_len(4096).position_first(|e| !f.is_canonical(e))
+        }
     });
     match bad {
         Some(i) => invalid!("{what}[{i}] is not a canonical digit vector"),
