@@ -6,8 +6,8 @@
 //! k = 256; stage radices as equal as possible, so N need not be a power of M): stage s, with
 //! stride Ns = M_0⋯M_{s−1}, multiplies v_t = x[j + t·N/M] by its twiddle ω^((N/(Ns·M))·(j mod Ns)·t)
 //! (a general product, skipped where the exponent is 0), runs a DFT_M at ω^(N/M), which is a power
-//! r^ts of r because ω^(N/2k) is a primitive 2k-th root (shifts only), and writes X[(j div Ns)·Ns·M
-//! + (j mod Ns) + q·Ns]. For N = K^e with K = 2k ≤ 32 this is the papers' blocked K^e FFT (Prop. 2/3
+//! r^ts of r because ω^(N/2k) is a primitive 2k-th root (shifts only), and writes
+//! X[(j div Ns)·Ns·M + (j mod Ns) + q·Ns]. For N = K^e with K = 2k ≤ 32 this is the papers' blocked K^e FFT (Prop. 2/3
 //! of [BPF] in Stockham form): e·K^(e−1) shift-only DFT_K and fewer than (e−1)·N twiddle products.
 //! Each stage's twiddles are a table T_s[(j mod Ns)·M + t] of Ns·M elements (≈ 1.07·N elements for
 //! all stages), digit-major so that a warp's reads are coalesced, built on the host once per
@@ -246,6 +246,7 @@ fn strides(n: usize, k: usize, digits: bool) -> (u64, u64) {
 
 /// Runs the stages on a (in the caller's layout), ping-ponging with b; returns whether the result
 /// is in b. Asynchronous on `stream`.
+#[allow(clippy::too_many_arguments)]
 fn run_stages(
     stream: &Arc<CudaStream>,
     func: &CudaFunction,
