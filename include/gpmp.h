@@ -207,6 +207,9 @@ enum gpmp_status gpmp_gfpf_root_of_unity(const struct gpmp_gfpf *F, size_t N, ui
 /*
  In place, x ← (Σ_j x_j omega^(ij))_i for N elements, natural order in and out; omega a primitive
  N-th root of unity (checked), N a power of 2 dividing p − 1.
+ Backend: the GPU under `GPMP_BACKEND_GPU` (`GPMP_NO_CUDA_DEVICE` without a usable one) and under
+ `GPMP_BACKEND_AUTO` from N = 2^10 when a GPU is usable; the same words on either (`_idft`
+ likewise; `_add_n`/`_sub_n`/`_mul_n` use the GPU only under `GPMP_BACKEND_GPU`).
 
  # Safety
  x holds N·k words; omega holds k words.

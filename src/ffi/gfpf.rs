@@ -7,6 +7,7 @@ use super::gpmp_status;
 use super::mpz::{check_slots, mpz_ptr, mpz_t, views_of_array, write_slab, SendPtr};
 use super::status::{guard, guard_value};
 use crate::gfpf::Gfpf;
+use crate::gpu::gfpf as gpu_gfpf;
 use crate::int::{try_zeroed, ZSlab};
 use crate::{invalid, runtime, Error, Result};
 use gmp_mpfr_sys::gmp;
@@ -266,6 +267,7 @@ unsafe fn binary(
     n: usize,
     layout: RawLayout,
     op: BinOp,
+    gop: gpu_gfpf::Op,
 ) -> gpmp_status {
     guard(name, || {
         let (f, lay) = (field(F)?, parse_layout(layout)?);
@@ -275,11 +277,15 @@ unsafe fn binary(
         let yv = read(f, y, n, lay, "y")?;
         let mut out = try_zeroed(xv.len())?;
         runtime::install(|| {
+            if gpu_gfpf::on_gpu(gpu_gfpf::Route::Elementwise(gop), n)? {
+                return gpu_gfpf::binary(f, gop, &mut out, &xv, &yv, false);
+            }
             out.par_chunks_mut(k)
                 .zip(xv.par_chunks(k).zip(yv.par_chunks(k)))
                 .with_min_len(256)
                 .for_each(|(o, (a, b))| op(f, o, a, b));
-        });
+            Ok(())
+        })?;
         write(z, &out, n, k, lay);
         Ok(())
     })
@@ -298,7 +304,7 @@ pub unsafe extern "C" fn gpmp_gfpf_add_n(
     n: usize,
     layout: RawLayout,
 ) -> gpmp_status {
-    binary("gpmp_gfpf_add_n", F, z, x, y, n, layout, Gfpf::add)
+    binary("gpmp_gfpf_add_n", F, z, x, y, n, layout, Gfpf::add, gpu_gfpf::Op::Add)
 }
 
 /// z = x − y elementwise.
@@ -314,7 +320,7 @@ pub unsafe extern "C" fn gpmp_gfpf_sub_n(
     n: usize,
     layout: RawLayout,
 ) -> gpmp_status {
-    binary("gpmp_gfpf_sub_n", F, z, x, y, n, layout, Gfpf::sub)
+    binary("gpmp_gfpf_sub_n", F, z, x, y, n, layout, Gfpf::sub, gpu_gfpf::Op::Sub)
 }
 
 /// z = x·y elementwise.
@@ -330,7 +336,7 @@ pub unsafe extern "C" fn gpmp_gfpf_mul_n(
     n: usize,
     layout: RawLayout,
 ) -> gpmp_status {
-    binary("gpmp_gfpf_mul_n", F, z, x, y, n, layout, Gfpf::mul)
+    binary("gpmp_gfpf_mul_n", F, z, x, y, n, layout, Gfpf::mul, gpu_gfpf::Op::Mul)
 }
 
 /// z = x·r^s elementwise, 0 ≤ s < 2k (shifts only).
@@ -414,6 +420,9 @@ unsafe fn transform(
         let w = std::slice::from_raw_parts(omega, k).to_vec();
         let mut v = read(f, x, n, lay, "x")?;
         runtime::install(|| {
+            if gpu_gfpf::on_gpu(gpu_gfpf::Route::Dft, n)? {
+                return gpu_gfpf::dft(f, &mut v, n, &w, inverse, false);
+            }
             if inverse {
                 f.idft(&mut v, n, &w)
             } else {
@@ -427,6 +436,9 @@ unsafe fn transform(
 
 /// In place, x ← (Σ_j x_j omega^(ij))_i for N elements, natural order in and out; omega a primitive
 /// N-th root of unity (checked), N a power of 2 dividing p − 1.
+/// Backend: the GPU under `GPMP_BACKEND_GPU` (`GPMP_NO_CUDA_DEVICE` without a usable one) and under
+/// `GPMP_BACKEND_AUTO` from N = 2^10 when a GPU is usable; the same words on either (`_idft`
+/// likewise; `_add_n`/`_sub_n`/`_mul_n` use the GPU only under `GPMP_BACKEND_GPU`).
 ///
 /// # Safety
 /// x holds N·k words; omega holds k words.
@@ -758,5 +770,61 @@ mod tests {
             gpmp_gfpf_free(fp);
             gpmp_gfpf_free(std::ptr::null_mut());
         }
+    }
+}
+
+#[cfg(all(test, feature = "gpu-tests"))]
+mod gpu_tests {
+    use super::*;
+    use crate::ffi::runtime::{gpmp_set_backend, RawBackend};
+    use crate::zpoly::testing::Rng;
+
+    /// gpmp_gfpf_dft/_idft/_mul_n/_add_n/_sub_n give the same words on the CPU, GPU and AUTO
+    /// backends (P3 and P4, both layouts, N across AUTO's thresholds, p − 1 and r − 1 digits).
+    #[test]
+    fn c_api_agrees_on_all_backends() {
+        let mut rng = Rng(0xFF2);
+        for kk in [8u32, 16] {
+            let fp = gpmp_gfpf_builtin(kk);
+            // SAFETY: a live field.
+            let f = unsafe { &(*fp).0 };
+            let k = kk as usize;
+            for n in [64usize, 1 << 14, 1 << 16] {
+                let mut x: Vec<u64> = (0..n).flat_map(|_| crate::gfpf::testing::random(f, &mut rng)).collect();
+                f.set_minus_one(&mut x[..k]);
+                x[k..2 * k].fill(f.radix() - 1);
+                let y: Vec<u64> = x.chunks(k).rev().flatten().copied().collect();
+                let w = f.root_of_unity(n).unwrap();
+                for lay in [RawLayout(0), RawLayout(1)] {
+                    let tr = |v: &[u64]| -> Vec<u64> { (0..k).flat_map(|j| (0..n).map(move |i| v[i * k + j])).collect() };
+                    let (x, y) = if lay.0 == 1 { (tr(&x), tr(&y)) } else { (x.clone(), y.clone()) };
+                    let run = |b: i32| -> Vec<Vec<u64>> {
+                        assert_eq!(gpmp_set_backend(RawBackend(b)), gpmp_status::GPMP_SUCCESS);
+                        let mut outs = Vec::new();
+                        // SAFETY: buffers of n·k words, omega of k.
+                        unsafe {
+                            let mut d = x.clone();
+                            assert_eq!(gpmp_gfpf_dft(fp, d.as_mut_ptr(), n, w.as_ptr(), lay), gpmp_status::GPMP_SUCCESS);
+                            outs.push(d.clone());
+                            assert_eq!(gpmp_gfpf_idft(fp, d.as_mut_ptr(), n, w.as_ptr(), lay), gpmp_status::GPMP_SUCCESS);
+                            assert!(d == x, "round trip backend {b}");
+                            type Exp = unsafe extern "C" fn(*const gpmp_gfpf, *mut u64, *const u64, *const u64, usize, RawLayout) -> gpmp_status;
+                            for e in [gpmp_gfpf_add_n as Exp, gpmp_gfpf_sub_n, gpmp_gfpf_mul_n] {
+                                let mut z = x.clone();
+                                assert_eq!(e(fp, z.as_mut_ptr(), z.as_ptr(), y.as_ptr(), n, lay), gpmp_status::GPMP_SUCCESS);
+                                outs.push(z);
+                            }
+                        }
+                        outs
+                    };
+                    let cpu = run(1);
+                    assert!(run(2) == cpu, "GPU k = {k} n = {n}");
+                    assert!(run(0) == cpu, "AUTO k = {k} n = {n}");
+                }
+            }
+            // SAFETY: from gpmp_gfpf_builtin.
+            unsafe { gpmp_gfpf_free(fp) };
+        }
+        assert_eq!(gpmp_set_backend(RawBackend(0)), gpmp_status::GPMP_SUCCESS);
     }
 }

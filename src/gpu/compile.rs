@@ -23,6 +23,9 @@ pub struct Source {
 /// `kernels/ntt.cu`: batched Stockham NTT passes.
 pub static NTT: Source = Source { name: "ntt.cu", text: include_str!("../../kernels/ntt.cu"), int128: false };
 
+/// `kernels/gfpf.cu`: generalized Fermat prime field FFT stages and elementwise arithmetic.
+pub static GFPF: Source = Source { name: "gfpf.cu", text: include_str!("../../kernels/gfpf.cu"), int128: true };
+
 /// A source and its `-D` defines: one compiled module.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Spec {
@@ -31,12 +34,14 @@ pub struct Spec {
 }
 
 fn source(name: &str) -> Result<&'static Source> {
-    [&NTT].into_iter().find(|s| s.name == name).ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
+    [&NTT, &GFPF].into_iter().find(|s| s.name == name).ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
 }
 
 /// Every specialisation the library can request (`gpmp_gpu_warmup` loads them all; CI compiles them).
 pub fn all_specs() -> Vec<Spec> {
-    super::ntt::specs()
+    let mut v = super::ntt::specs();
+    v.extend(super::gfpf::specs());
+    v
 }
 
 /// NVRTC options for `spec` on `arch` (e.g. "sm_90").
