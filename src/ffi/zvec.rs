@@ -1,12 +1,13 @@
 //! `gpmp_zvec`: a batch of n signed integers of at most `bits` bits kept inside gpmp, for chains of
-//! element-wise operations without conversions (word-major layout, see `int::ZVec`; CPU memory until
-//! the GPU backend mirrors it on the device). Every operation that would not fit its destination
+//! element-wise operations without conversions (word-major layout, see `int::ZVec`: device memory
+//! with the GPU backend, or with AUTO for large vectors when a GPU is usable; host memory
+//! otherwise). Every operation that would not fit its destination
 //! returns `GPMP_SIZE_TOO_LARGE` and changes nothing; r may be a or b.
 use super::mpz::{array_slots, check_slots, mpz_srcptr, mpz_t, views_of_array, write_list};
 use super::mpz_n::view_arg;
 use super::gpmp_status;
 use super::status::{guard, guard_value};
-use crate::int::{ZList, ZVec};
+use crate::int::ZVec;
 use crate::{invalid, runtime, Result};
 
 /// Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).
@@ -74,25 +75,22 @@ pub unsafe extern "C" fn gpmp_zvec_get_mpz(a: *mut mpz_t, v: *const gpmp_zvec, n
     })
 }
 
-/// r = op(a, b): computed from shared borrows of a and b (which may be r), then stored into r.
+/// r = op(r, a, b): the new contents of r, computed from shared borrows of r, a and b (which may
+/// be the same), then installed in r.
 unsafe fn binary(
     name: &str,
     r: *mut gpmp_zvec,
     a: *const gpmp_zvec,
     b: *const gpmp_zvec,
-    op: impl FnOnce(&ZVec, &ZVec, u64) -> Result<ZList> + Send,
+    op: impl FnOnce(&ZVec, &ZVec, &ZVec) -> Result<ZVec> + Send,
 ) -> gpmp_status {
     guard(name, || {
         let res = {
             let (rv, av, bv) = (zvec(r, "r")?, zvec(a, "a")?, zvec(b, "b")?);
-            if rv.len() != av.len() {
-                return invalid!("zvec lengths differ ({}, {})", rv.len(), av.len());
-            }
-            let bits = rv.bits();
-            runtime::install(|| op(av, bv, bits))?
+            runtime::install(|| op(rv, av, bv))?
         };
-        let r = &mut (*r).0;
-        runtime::install(|| r.set_list(&res))
+        (*r).0 = res;
+        Ok(())
     })
 }
 
@@ -102,7 +100,7 @@ unsafe fn binary(
 /// r, a, b from `gpmp_zvec_new` (possibly the same).
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_zvec_add(r: *mut gpmp_zvec, a: *const gpmp_zvec, b: *const gpmp_zvec) -> gpmp_status {
-    binary("gpmp_zvec_add", r, a, b, |a, b, _| ZVec::add(a, b))
+    binary("gpmp_zvec_add", r, a, b, ZVec::add)
 }
 
 /// r = a − b element-wise.
@@ -111,7 +109,7 @@ pub unsafe extern "C" fn gpmp_zvec_add(r: *mut gpmp_zvec, a: *const gpmp_zvec, b
 /// As `gpmp_zvec_add`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_zvec_sub(r: *mut gpmp_zvec, a: *const gpmp_zvec, b: *const gpmp_zvec) -> gpmp_status {
-    binary("gpmp_zvec_sub", r, a, b, |a, b, _| ZVec::sub(a, b))
+    binary("gpmp_zvec_sub", r, a, b, ZVec::sub)
 }
 
 /// r = a·b element-wise; r needs bits ≥ a.bits + b.bits (else `GPMP_SIZE_TOO_LARGE`).
@@ -130,7 +128,7 @@ pub unsafe extern "C" fn gpmp_zvec_mul(r: *mut gpmp_zvec, a: *const gpmp_zvec, b
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_zvec_mulmod(r: *mut gpmp_zvec, a: *const gpmp_zvec, b: *const gpmp_zvec, m: mpz_srcptr) -> gpmp_status {
     let mv = view_arg(m, "m");
-    binary("gpmp_zvec_mulmod", r, a, b, |a, b, _| ZVec::mulmod(a, b, mv?))
+    binary("gpmp_zvec_mulmod", r, a, b, |r, a, b| ZVec::mulmod(r, a, b, mv?))
 }
 
 /// r = base^exp mod m element-wise, m > 1, exp ≥ 0.
@@ -140,5 +138,5 @@ pub unsafe extern "C" fn gpmp_zvec_mulmod(r: *mut gpmp_zvec, a: *const gpmp_zvec
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_zvec_powm(r: *mut gpmp_zvec, base: *const gpmp_zvec, exp: *const gpmp_zvec, m: mpz_srcptr) -> gpmp_status {
     let mv = view_arg(m, "m");
-    binary("gpmp_zvec_powm", r, base, exp, |a, b, _| ZVec::powm(a, b, mv?))
+    binary("gpmp_zvec_powm", r, base, exp, |r, a, b| ZVec::powm(r, a, b, mv?))
 }

@@ -3,7 +3,8 @@
 //!
 //! - [`device`]: discovery, one lazily created context per device, the current device;
 //! - [`compile`]: the CUDA C kernels of `kernels/`, compiled by NVRTC at first use and cached;
-//! - [`ntt`]: batched word-size NTTs on the device.
+//! - [`ntt`]: batched word-size NTTs on the device;
+//! - [`zvec`]: `gpmp_zvec` in device memory (element-wise integer arithmetic).
 //!
 //! No build needs CUDA: libcuda and libnvrtc are loaded when first used, and only after their
 //! presence has been checked (cudarc panics when a library is missing). Every driver or compiler
@@ -12,6 +13,7 @@
 pub mod compile;
 pub mod device;
 pub mod ntt;
+pub mod zvec;
 
 use crate::{Error, Result};
 use cudarc::driver::{result::DriverError, sys::CUresult};
