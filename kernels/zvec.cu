@@ -3,9 +3,10 @@
 // threads of a warp, one element each, read and write consecutive words; sign (0 or 1) at s[i].
 // Zero always has sign 0. Outputs are fresh buffers, never an input (the host swaps them in).
 //
-// Carries are plain 64-bit C (no inline-asm carry chains, whose flag dependency the compiler
-// cannot see): a sum s = u + v carries iff s < u; with a carry-in c ∈ {0, 1}, cout = (u + v < u) |
-// (u + v + c < c). A product's high word is at most 2^64 − 2, so it absorbs one carry.
+// Carries are plain 64-bit C (no inline-asm carry chains across statements, whose flag dependency
+// the compiler cannot see): a sum s = u + v carries iff s < u; with a carry-in c ∈ {0, 1}, cout =
+// (u + v < u) | (u + v + c < c). A product's high word is at most 2^64 − 2, so it absorbs one
+// carry. The product's multiply-accumulate is one self-contained asm statement (see mac).
 //
 // Defines: C (limbs of the register product: operands of at most C limbs each are multiplied
 // with both in registers and every loop unrolled; larger ones in chunks of C limbs of a against a
@@ -20,13 +21,57 @@
 typedef unsigned long long u64;
 typedef unsigned char u8;
 
-// (c2:c1:c0) += x·y.
+// (c2:c1:c0) += x·y, c2 < 2^32. On the device as one inline-asm statement on 32-bit halves
+// (x = x1·2^32 + x0, y likewise; the 160-bit accumulator as digits d0..d4): the carry flag lives
+// only inside the statement, so no compiler reordering can separate a carry from its use. It adds
+// x0·y0 + x1·y1·2^64 in one chain, then x0·y1·2^32 and x1·y0·2^32 (13 instructions, against
+// about 18 for the portable form below).
 __device__ __forceinline__ void mac(u64 x, u64 y, u64& c0, u64& c1, u64& c2) {
+#if defined(__CUDA_ARCH__) && !defined(ZVEC_PORTABLE)
+    asm volatile(
+        "{\n\t.reg .u32 x0, x1, y0, y1, d0, d1, d2, d3, d4;\n\t"
+        "mov.b64 {x0, x1}, %3;\n\t"
+        "mov.b64 {y0, y1}, %4;\n\t"
+        "mov.b64 {d0, d1}, %0;\n\t"
+        "mov.b64 {d2, d3}, %1;\n\t"
+        "cvt.u32.u64 d4, %2;\n\t"
+        "mad.lo.cc.u32 d0, x0, y0, d0;\n\t"
+        "madc.hi.cc.u32 d1, x0, y0, d1;\n\t"
+        "madc.lo.cc.u32 d2, x1, y1, d2;\n\t"
+        "madc.hi.cc.u32 d3, x1, y1, d3;\n\t"
+        "addc.u32 d4, d4, 0;\n\t"
+        "mad.lo.cc.u32 d1, x0, y1, d1;\n\t"
+        "madc.hi.cc.u32 d2, x0, y1, d2;\n\t"
+        "addc.cc.u32 d3, d3, 0;\n\t"
+        "addc.u32 d4, d4, 0;\n\t"
+        "mad.lo.cc.u32 d1, x1, y0, d1;\n\t"
+        "madc.hi.cc.u32 d2, x1, y0, d2;\n\t"
+        "addc.cc.u32 d3, d3, 0;\n\t"
+        "addc.u32 d4, d4, 0;\n\t"
+        "mov.b64 %0, {d0, d1};\n\t"
+        "mov.b64 %1, {d2, d3};\n\t"
+        "cvt.u64.u32 %2, d4;\n\t"
+        "}"
+        : "+l"(c0), "+l"(c1), "+l"(c2)
+        : "l"(x), "l"(y));
+#else
     u64 lo = x * y, hi = __umul64hi(x, y);
     c0 += lo;
     hi += c0 < lo;
     c1 += hi;
     c2 += c1 < hi;
+#endif
+}
+
+// (c2:c1:c0) += (e2:e1:e0), when the sum fits (columns are split over two accumulators so that
+// consecutive multiply-accumulates do not wait on each other's carries).
+__device__ __forceinline__ void merge(u64& c0, u64& c1, u64& c2, u64 e0, u64 e1, u64 e2) {
+    c0 += e0;
+    u64 t = c0 < e0;
+    c1 += t;
+    c2 += c1 < t;
+    c1 += e1;
+    c2 += (c1 < e1) + e2;
 }
 
 // r = a ± b (sub = 0 or 1) for r of lr limbs whose top limb holds rtop bits (0: all 64). An
@@ -104,9 +149,14 @@ extern "C" __global__ void __launch_bounds__(NT) zv_mul(
         u64 c0 = 0, c1 = 0, c2 = 0;
 #pragma unroll
         for (int k = 0; k < 2 * C; ++k) {
+            u64 e0 = 0, e1 = 0, e2 = 0;
 #pragma unroll
-            for (int j = 0; j < C; ++j)
-                if (k - j >= 0 && k - j < C) mac(x[j], y[k - j], c0, c1, c2);
+            for (int j = 0; j < C; ++j) {
+                if (k - j < 0 || k - j >= C) continue;
+                if (j & 1) mac(x[j], y[k - j], e0, e1, e2);
+                else mac(x[j], y[k - j], c0, c1, c2);
+            }
+            merge(c0, c1, c2, e0, e1, e2);
             if ((unsigned)k < lr) r[(u64)k * n + i] = c0;
             c0 = c1; c1 = c2; c2 = 0;
         }
@@ -142,8 +192,13 @@ extern "C" __global__ void __launch_bounds__(NT) zv_mul(
                     c1 += cc;
                     c2 += c1 < cc;
                 }
+                u64 e0 = 0, e1 = 0, e2 = 0;
 #pragma unroll
-                for (int j = 0; j < C; ++j) mac(x[j], w[j], c0, c1, c2);
+                for (int j = 0; j < C; ++j) {
+                    if (j & 1) mac(x[j], w[j], e0, e1, e2);
+                    else mac(x[j], w[j], c0, c1, c2);
+                }
+                merge(c0, c1, c2, e0, e1, e2);
                 r[(u64)o * n + i] = c0;
                 c0 = c1; c1 = c2; c2 = 0;
             }

@@ -18,19 +18,25 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Threads per block (`NT` in the kernel).
 const NT: u32 = 128;
-/// Limbs per chunk of the product when an operand has more than [`MAX_REG`] limbs.
-const CHUNK: usize = 16;
-/// Operands of up to this many limbs are multiplied with both in registers.
-const MAX_REG: usize = 32;
+/// Operands of up to this many limbs (1024 bits) are multiplied with both in registers; above,
+/// chunks of a of [`chunk`] limbs slide along b. (32 limbs in registers took 230 registers a
+/// thread and ran at a quarter of CGBN's rate on the H100, bench/results/gpu-h100.md.)
+const MAX_REG: usize = 16;
 
-/// `C` of the product kernel for operands of at most `l` limbs: l itself up to 16 limbs (1024
-/// bits), then 24 and 32; chunks of [`CHUNK`] above.
+/// Limbs per chunk above [`MAX_REG`]: 16, or env `GPMP_ZVEC_CHUNK` (1..=16, for tuning).
+fn chunk() -> usize {
+    static C: OnceLock<usize> = OnceLock::new();
+    *C.get_or_init(|| {
+        std::env::var("GPMP_ZVEC_CHUNK").ok().and_then(|v| v.trim().parse().ok()).filter(|c| (1..=MAX_REG).contains(c)).unwrap_or(MAX_REG)
+    })
+}
+
+/// `C` of the product kernel for operands of at most `l` limbs.
 fn mul_c(l: usize) -> usize {
-    match l {
-        0..=16 => l.max(1),
-        17..=24 => 24,
-        25..=MAX_REG => MAX_REG,
-        _ => CHUNK,
+    if l <= MAX_REG {
+        l.max(1)
+    } else {
+        chunk()
     }
 }
 
@@ -40,7 +46,7 @@ fn spec(c: usize) -> Spec {
 
 /// Every specialisation this module can request.
 pub fn specs() -> Vec<Spec> {
-    (1..=16).chain([24, MAX_REG]).map(spec).collect()
+    (1..=MAX_REG).map(spec).collect()
 }
 
 /// The zvec stream of `dev` (created at first use, kept).
@@ -55,8 +61,16 @@ fn stream(dev: &Device) -> Result<Arc<CudaStream>> {
     Ok(s)
 }
 
-fn function(dev: &Device, c: usize, name: &str) -> Result<CudaFunction> {
-    compile::module(dev, &spec(c))?.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e))
+/// Kernel `name` of specialisation c on `dev` (looked up once, then kept).
+fn function(dev: &Device, c: usize, name: &'static str) -> Result<CudaFunction> {
+    static F: OnceLock<Mutex<HashMap<(usize, usize, &'static str), CudaFunction>>> = OnceLock::new();
+    let key = (dev.ordinal, c, name);
+    if let Some(f) = F.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(f.clone());
+    }
+    let f = compile::module(dev, &spec(c))?.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e))?;
+    F.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner()).insert(key, f.clone());
+    Ok(f)
 }
 
 /// A batch of integers on one device.
@@ -247,6 +261,7 @@ mod tests {
             let c = mul_c(l);
             assert!(specs.contains(&spec(c)), "{l}");
             assert!(l > MAX_REG || c >= l, "{l}: operands in registers");
+            assert!(c <= MAX_REG);
         }
     }
 }

@@ -145,12 +145,25 @@ impl ZVec {
         }
         let (n, l) = (self.n, self.limbs());
         let mut h = Host { data: try_zeroed(n * l)?, neg: try_zeroed(n)? };
-        // Limb-row j (n words) is written in parallel chunks of elements.
+        // Blocks of BLOCK elements in parallel, each writing its piece of every limb-row j (so that
+        // the block's magnitudes stay in cache while their limbs are scattered over the rows).
         if l > 0 && n > 0 {
-            h.data.par_chunks_mut(n).enumerate().for_each(|(j, row)| {
-                row.par_iter_mut().with_min_len(GRAIN).enumerate().for_each(|(i, w)| {
-                    *w = x[i].mag.get(j).copied().unwrap_or(0);
-                })
+            const BLOCK: usize = 64;
+            let nb = n.div_ceil(BLOCK);
+            let mut pieces: Vec<Option<&mut [u64]>> = Vec::new();
+            pieces.try_reserve_exact(nb * l).map_err(|_| Error::OutOfMemory(format!("{} row pieces", nb * l)))?;
+            pieces.resize_with(nb * l, || None);
+            for (j, row) in h.data.chunks_mut(n).enumerate() {
+                for (b, piece) in row.chunks_mut(BLOCK).enumerate() {
+                    pieces[b * l + j] = Some(piece);
+                }
+            }
+            pieces.par_chunks_mut(l).enumerate().with_min_len(GRAIN / BLOCK).for_each(|(b, rows)| {
+                for (j, piece) in rows.iter_mut().enumerate() {
+                    for (t, w) in piece.as_deref_mut().unwrap_or_default().iter_mut().enumerate() {
+                        *w = x[b * BLOCK + t].mag.get(j).copied().unwrap_or(0);
+                    }
+                }
             });
         }
         h.neg.iter_mut().zip(x).for_each(|(s, v)| *s = v.neg);
