@@ -39,9 +39,11 @@ struct Host {
 
 const GRAIN: usize = 1024;
 
-/// Size (n·L words) from which `Backend::Auto` keeps a zvec on the GPU. Provisional: a chain of
-/// operations has to amortise the transfers of set and get (see bench/results/gpu-h100.md).
-pub const AUTO_MIN_WORDS: usize = 1 << 18;
+/// Size (n·L words) from which `Backend::Auto` keeps a zvec on the GPU. Measured on an H100 host
+/// (bench/results/gpu-h100.md): the chain set, set, mul, get took 2.3–4.8× less time in device
+/// memory than in host memory from 2^16 words (2^12 integers of 1024 bits, 2^14 of 256 bits) to
+/// 2^25; smaller sizes were not measured.
+pub const AUTO_MIN_WORDS: usize = 1 << 16;
 
 /// Whether a zvec of `words` limbs goes to the device under the current backend (`NoCudaDevice`
 /// with `Backend::Gpu` and no usable GPU).
