@@ -163,8 +163,7 @@ extern "C" __global__ void __launch_bounds__(NT) zv_mul(
         for (unsigned k = 2 * C; k < lr; ++k) r[k * n + i] = 0;
     } else {
         // Chunk c of a (limbs cC .. cC + C − 1, in registers) times b: columns o = cC + k, with
-        // w[j] = b_(k−j) sliding in one limb of b per column (at the window's ends, where some
-        // w[j] are outside b, only the others are multiplied), added to what the earlier chunks left
+        // w[j] = b_(k−j) sliding in one limb of b per column, added to what the earlier chunks left
         // in r (limbs below cC + lb). The running sum a_low·b ≤ a·b fits in lr limbs, so columns
         // from lr on are zero and skipped.
         const unsigned nch = (la + C - 1) / C;
@@ -194,20 +193,10 @@ extern "C" __global__ void __launch_bounds__(NT) zv_mul(
                     c2 += c1 < cc;
                 }
                 u64 e0 = 0, e1 = 0, e2 = 0;
-                if (k + 1 >= C && k < lb) {
 #pragma unroll
-                    for (int j = 0; j < C; ++j) {
-                        if (j & 1) mac(x[j], w[j], e0, e1, e2);
-                        else mac(x[j], w[j], c0, c1, c2);
-                    }
-                } else {
-                    // the window's ends: only the products with 0 ≤ k − j < lb
-#pragma unroll
-                    for (int j = 0; j < C; ++j) {
-                        if ((unsigned)j > k || k >= lb + j) continue;
-                        if (j & 1) mac(x[j], w[j], e0, e1, e2);
-                        else mac(x[j], w[j], c0, c1, c2);
-                    }
+                for (int j = 0; j < C; ++j) {
+                    if (j & 1) mac(x[j], w[j], e0, e1, e2);
+                    else mac(x[j], w[j], c0, c1, c2);
                 }
                 merge(c0, c1, c2, e0, e1, e2);
                 r[(u64)o * n + i] = c0;
