@@ -25,7 +25,8 @@ typedef unsigned char u8;
 // (x = x1·2^32 + x0, y likewise; the 160-bit accumulator as digits d0..d4): the carry flag lives
 // only inside the statement, so no compiler reordering can separate a carry from its use. It adds
 // x0·y0 + x1·y1·2^64 in one chain, then x0·y1·2^32 and x1·y0·2^32 (13 instructions, against
-// about 18 for the portable form below).
+// about 18 for the portable form below, which a host compiler, as in tests/zvec_kernels, or the
+// define ZVEC_PORTABLE selects).
 __device__ __forceinline__ void mac(u64 x, u64 y, u64& c0, u64& c1, u64& c2) {
 #if defined(__CUDA_ARCH__) && !defined(ZVEC_PORTABLE)
     asm volatile(
