@@ -1,12 +1,13 @@
 //! `gpmp_zvec`: a batch of n signed integers of at most `bits` bits kept inside gpmp, for chains of
-//! element-wise operations without conversions (word-major layout, see `int::ZVec`; CPU memory until
-//! the GPU backend mirrors it on the device). Every operation that would not fit its destination
+//! element-wise operations without conversions (word-major layout, see `int::ZVec`: device memory
+//! with the GPU backend, or with AUTO for large vectors when a GPU is usable; host memory
+//! otherwise). Every operation that would not fit its destination
 //! returns `GPMP_SIZE_TOO_LARGE` and changes nothing; r may be a or b.
 use super::mpz::{array_slots, check_slots, mpz_srcptr, mpz_t, views_of_array, write_list};
 use super::mpz_n::view_arg;
 use super::gpmp_status;
 use super::status::{guard, guard_value};
-use crate::int::{ZList, ZVec};
+use crate::int::ZVec;
 use crate::{invalid, runtime, Result};
 
 /// Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).
@@ -74,25 +75,22 @@ pub unsafe extern "C" fn gpmp_zvec_get_mpz(a: *mut mpz_t, v: *const gpmp_zvec, n
     })
 }
 
-/// r = op(a, b): computed from shared borrows of a and b (which may be r), then stored into r.
+/// r = op(r, a, b): the new contents of r, computed from shared borrows of r, a and b (which may
+/// be the same), then installed in r.
 unsafe fn binary(
     name: &str,
     r: *mut gpmp_zvec,
     a: *const gpmp_zvec,
     b: *const gpmp_zvec,
-    op: impl FnOnce(&ZVec, &ZVec, u64) -> Result<ZList> + Send,
+    op: impl FnOnce(&ZVec, &ZVec, &ZVec) -> Result<ZVec> + Send,
 ) -> gpmp_status {
     guard(name, || {
         let res = {
             let (rv, av, bv) = (zvec(r, "r")?, zvec(a, "a")?, zvec(b, "b")?);
-            if rv.len() != av.len() {
-                return invalid!("zvec lengths differ ({}, {})", rv.len(), av.len());
-            }
-            let bits = rv.bits();
-            runtime::install(|| op(av, bv, bits))?
+            runtime::install(|| op(rv, av, bv))?
         };
-        let r = &mut (*r).0;
-        runtime::install(|| r.set_list(&res))
+        (*r).0 = res;
+        Ok(())
     })
 }
 
@@ -102,7 +100,7 @@ unsafe fn binary(
 /// r, a, b from `gpmp_zvec_new` (possibly the same).
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_zvec_add(r: *mut gpmp_zvec, a: *const gpmp_zvec, b: *const gpmp_zvec) -> gpmp_status {
-    binary("gpmp_zvec_add", r, a, b, |a, b, _| ZVec::add(a, b))
+    binary("gpmp_zvec_add", r, a, b, ZVec::add)
 }
 
 /// r = a − b element-wise.
@@ -111,7 +109,7 @@ pub unsafe extern "C" fn gpmp_zvec_add(r: *mut gpmp_zvec, a: *const gpmp_zvec, b
 /// As `gpmp_zvec_add`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_zvec_sub(r: *mut gpmp_zvec, a: *const gpmp_zvec, b: *const gpmp_zvec) -> gpmp_status {
-    binary("gpmp_zvec_sub", r, a, b, |a, b, _| ZVec::sub(a, b))
+    binary("gpmp_zvec_sub", r, a, b, ZVec::sub)
 }
 
 /// r = a·b element-wise; r needs bits ≥ a.bits + b.bits (else `GPMP_SIZE_TOO_LARGE`).
@@ -130,7 +128,7 @@ pub unsafe extern "C" fn gpmp_zvec_mul(r: *mut gpmp_zvec, a: *const gpmp_zvec, b
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_zvec_mulmod(r: *mut gpmp_zvec, a: *const gpmp_zvec, b: *const gpmp_zvec, m: mpz_srcptr) -> gpmp_status {
     let mv = view_arg(m, "m");
-    binary("gpmp_zvec_mulmod", r, a, b, |a, b, _| ZVec::mulmod(a, b, mv?))
+    binary("gpmp_zvec_mulmod", r, a, b, |r, a, b| ZVec::mulmod(r, a, b, mv?))
 }
 
 /// r = base^exp mod m element-wise, m > 1, exp ≥ 0.
@@ -140,5 +138,141 @@ pub unsafe extern "C" fn gpmp_zvec_mulmod(r: *mut gpmp_zvec, a: *const gpmp_zvec
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_zvec_powm(r: *mut gpmp_zvec, base: *const gpmp_zvec, exp: *const gpmp_zvec, m: mpz_srcptr) -> gpmp_status {
     let mv = view_arg(m, "m");
-    binary("gpmp_zvec_powm", r, base, exp, |a, b, _| ZVec::powm(a, b, mv?))
+    binary("gpmp_zvec_powm", r, base, exp, |r, a, b| ZVec::powm(r, a, b, mv?))
+}
+
+#[cfg(all(test, feature = "gpu-tests"))]
+mod tests {
+    use super::*;
+    use crate::zpoly::testing::{coef, Rng};
+    use gmp_mpfr_sys::gmp;
+    use std::mem::MaybeUninit;
+
+    /// n initialised `mpz_t` (cleared on drop).
+    struct Arr(Vec<mpz_t>);
+
+    impl Arr {
+        fn new(n: usize) -> Self {
+            // SAFETY: mpz_init initialises each.
+            Arr((0..n).map(|_| unsafe {
+                let mut z = MaybeUninit::uninit();
+                gmp::mpz_init(z.as_mut_ptr());
+                z.assume_init()
+            }).collect())
+        }
+
+        /// n integers of at most `bits` bits: random, all ones, powers of two, zero, ±1.
+        fn random(rng: &mut Rng, n: usize, bits: u64) -> Self {
+            let mut a = Arr::new(n);
+            for z in a.0.iter_mut() {
+                let (neg, mag) = match rng.below(5) {
+                    4 => (rng.next() & 1 == 1, vec![1]),
+                    k => {
+                        let b = rng.below(bits + 1);
+                        coef(rng, b, k)
+                    }
+                };
+                // SAFETY: writes mag.len() limbs into an initialised mpz_t.
+                unsafe {
+                    let d = gmp::mpz_limbs_write(z, mag.len().max(1) as _);
+                    std::ptr::copy_nonoverlapping(mag.as_ptr(), d, mag.len());
+                    let s = crate::int::normalized(&mag).len() as gmp::size_t;
+                    gmp::mpz_limbs_finish(z, if neg { -s } else { s });
+                }
+            }
+            a
+        }
+
+        fn ptr(&self) -> *const mpz_t {
+            self.0.as_ptr()
+        }
+    }
+
+    impl Drop for Arr {
+        fn drop(&mut self) {
+            for z in self.0.iter_mut() {
+                // SAFETY: initialised in new.
+                unsafe { gmp::mpz_clear(z) }
+            }
+        }
+    }
+
+    fn same(x: &Arr, y: &Arr) -> bool {
+        // SAFETY: initialised mpz_t.
+        x.0.len() == y.0.len() && x.0.iter().zip(&y.0).all(|(a, b)| unsafe { gmp::mpz_cmp(a, b) } == 0)
+    }
+
+    fn new_on(n: usize, bits: u64, device: bool) -> *mut gpmp_zvec {
+        Box::into_raw(Box::new(gpmp_zvec(ZVec::zeros_on(n, bits, device).unwrap())))
+    }
+
+    fn get(v: *const gpmp_zvec, n: usize) -> Arr {
+        let mut a = Arr::new(n);
+        // SAFETY: v from new_on, a holds n mpz_t.
+        assert_eq!(unsafe { gpmp_zvec_get_mpz(a.0.as_mut_ptr(), v, n) }, gpmp_status::GPMP_SUCCESS);
+        a
+    }
+
+    /// The C API on device-resident zvecs gives the statuses and integers of host zvecs, for every
+    /// operation (mulmod and powm with odd and even m), with aliasing, overflow (SIZE_TOO_LARGE,
+    /// destination unchanged) and too-wide elements.
+    #[test]
+    fn device_zvecs_match_host_zvecs_through_the_c_api() {
+        let mut rng = Rng(31);
+        for (n, bits) in [(1usize, 64u64), (100, 300), (2048, 1024), (513, 2100)] {
+            let (x, y) = (Arr::random(&mut rng, n, bits), Arr::random(&mut rng, n, bits));
+            let mut e = Arr::random(&mut rng, n, 40);
+            let mut m = Arr::random(&mut rng, 2, bits);
+            // SAFETY: initialised mpz_t throughout.
+            unsafe {
+                for z in e.0.iter_mut() {
+                    gmp::mpz_abs(z, z);
+                }
+                gmp::mpz_abs(&mut m.0[0], &m.0[0]);
+                gmp::mpz_setbit(&mut m.0[0], bits - 1);
+                gmp::mpz_setbit(&mut m.0[0], 0);
+                gmp::mpz_set(&mut m.0[1], &m.0[0]);
+                gmp::mpz_clrbit(&mut m.0[1], 0);
+            }
+            let mut outs: Vec<Vec<(gpmp_status, Arr)>> = Vec::new();
+            for device in [false, true] {
+                let (a, b, ex) = (new_on(n, bits, device), new_on(n, bits, device), new_on(n, 64, device));
+                let (s, p) = (new_on(n, bits + 1, device), new_on(n, 2 * bits, device));
+                let mut got = Vec::new();
+                // SAFETY: zvecs from new_on, arrays of n mpz_t.
+                unsafe {
+                    let mut rec = |st: gpmp_status, v: *const gpmp_zvec| got.push((st, get(v, n)));
+                    rec(gpmp_zvec_set_mpz(a, x.ptr(), n), a);
+                    rec(gpmp_zvec_set_mpz(b, y.ptr(), n), b);
+                    rec(gpmp_zvec_set_mpz(ex, e.ptr(), n), ex);
+                    rec(gpmp_zvec_add(s, a, b), s);
+                    rec(gpmp_zvec_sub(s, a, b), s);
+                    rec(gpmp_zvec_sub(s, b, a), s);
+                    rec(gpmp_zvec_mul(p, a, b), p);
+                    rec(gpmp_zvec_mul(p, b, b), p);
+                    rec(gpmp_zvec_mul(a, a, b), a); // too narrow: unchanged
+                    rec(gpmp_zvec_add(s, s, s), s); // may overflow
+                    rec(gpmp_zvec_add(s, s, s), s);
+                    rec(gpmp_zvec_sub(s, s, s), s); // zeros
+                    rec(gpmp_zvec_add(a, a, b), a); // may overflow
+                    rec(gpmp_zvec_sub(b, a, b), b);
+                    for mi in 0..2 {
+                        rec(gpmp_zvec_mulmod(p, a, b, &m.0[mi]), p);
+                        rec(gpmp_zvec_powm(s, a, ex, &m.0[mi]), s);
+                    }
+                    rec(gpmp_zvec_set_mpz(ex, x.ptr(), n), ex); // too wide unless bits ≤ 64
+                    for v in [a, b, ex, s, p] {
+                        gpmp_zvec_free(v);
+                    }
+                }
+                outs.push(got);
+            }
+            assert_eq!(outs[0].len(), outs[1].len());
+            for (k, (h, d)) in outs[0].iter().zip(&outs[1]).enumerate() {
+                assert_eq!(h.0, d.0, "n={n} bits={bits} step {k}: status");
+                assert!(same(&h.1, &d.1), "n={n} bits={bits} step {k}: values");
+            }
+            assert!(outs[0].iter().any(|r| r.0 == gpmp_status::GPMP_SIZE_TOO_LARGE));
+        }
+    }
 }

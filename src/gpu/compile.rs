@@ -26,6 +26,9 @@ pub static NTT: Source = Source { name: "ntt.cu", text: include_str!("../../kern
 /// `kernels/gfpf.cu`: generalized Fermat prime field FFT stages and elementwise arithmetic.
 pub static GFPF: Source = Source { name: "gfpf.cu", text: include_str!("../../kernels/gfpf.cu"), int128: true };
 
+/// `kernels/zvec.cu`: element-wise integer arithmetic on word-major batches.
+pub static ZVEC: Source = Source { name: "zvec.cu", text: include_str!("../../kernels/zvec.cu"), int128: false };
+
 /// A source and its `-D` defines: one compiled module.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Spec {
@@ -34,13 +37,14 @@ pub struct Spec {
 }
 
 fn source(name: &str) -> Result<&'static Source> {
-    [&NTT, &GFPF].into_iter().find(|s| s.name == name).ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
+    [&NTT, &GFPF, &ZVEC].into_iter().find(|s| s.name == name).ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
 }
 
 /// Every specialisation the library can request (`gpmp_gpu_warmup` loads them all; CI compiles them).
 pub fn all_specs() -> Vec<Spec> {
     let mut v = super::ntt::specs();
     v.extend(super::gfpf::specs());
+    v.extend(super::zvec::specs());
     v
 }
 

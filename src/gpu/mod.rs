@@ -4,7 +4,8 @@
 //! - [`device`]: discovery, one lazily created context per device, the current device;
 //! - [`compile`]: the CUDA C kernels of `kernels/`, compiled by NVRTC at first use and cached;
 //! - [`ntt`]: batched word-size NTTs on the device;
-//! - [`gfpf`]: the generalized Fermat prime field FFT and elementwise arithmetic on the device.
+//! - [`gfpf`]: the generalized Fermat prime field FFT and elementwise arithmetic on the device;
+//! - [`zvec`]: `gpmp_zvec` in device memory (element-wise integer arithmetic).
 //!
 //! No build needs CUDA: libcuda and libnvrtc are loaded when first used, and only after their
 //! presence has been checked (cudarc panics when a library is missing). Every driver or compiler
@@ -14,6 +15,7 @@ pub mod compile;
 pub mod device;
 pub mod gfpf;
 pub mod ntt;
+pub mod zvec;
 
 use crate::{Error, Result};
 use cudarc::driver::{result::DriverError, sys::CUresult};

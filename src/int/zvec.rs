@@ -1,34 +1,88 @@
 //! Fixed-capacity vector of signed integers in word-major (structure-of-arrays) layout, the storage of
 //! `gpmp_zvec`: n integers of at most `bits` bits, L = ⌈bits/64⌉ limbs each, limb j of element i at
-//! `data[j·n + i]` (so that consecutive GPU threads, one per element, read consecutive words; the GPU
-//! backend mirrors this layout in device memory), signs in `neg[i]`.
+//! `data[j·n + i]` (so that consecutive GPU threads, one per element, read consecutive words), signs
+//! apart.
 //!
-//! The CPU operations gather elements into a [`ZList`], run the [`batch`] kernels, and scatter the
-//! result back after checking that every element fits.
+//! A ZVec lives where the backend puts it when it is created ([`ZVec::zeros`]): in host memory, or
+//! in device memory ([`crate::gpu::zvec::DevVec`], same layout) with `Backend::Gpu`, or with
+//! `Backend::Auto` from [`AUTO_MIN_WORDS`] words on when a GPU is usable. Operations whose operands
+//! and destination all live on one device run there (add, sub, mul); every other combination, and
+//! mulmod and powm for now, runs on the CPU: the host gathers elements into a [`ZList`], runs the
+//! [`batch`] kernels and scatters the result, moving data to and from the device as needed. Both
+//! paths give the same integers. Every operation returns the new contents of the destination and
+//! fails with `Error::SizeTooLarge` when an element does not fit (the destination is then unchanged,
+//! since the caller installs the result only on success).
 use super::{batch, limbs_for_bits, try_zeroed, IntRef, ZList};
+use crate::gpu::zvec::DevVec;
+use crate::runtime::{self, Backend};
 use crate::{invalid, Error, Result};
 use rayon::prelude::*;
 
-/// n signed integers of at most `bits` bits each, word-major.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// n signed integers of at most `bits` bits each, word-major, in host or device memory.
 pub struct ZVec {
     n: usize,
     bits: u64,
+    store: Store,
+}
+
+enum Store {
+    Host(Host),
+    Device(DevVec),
+}
+
+/// The host storage: limbs word-major, signs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Host {
     data: Vec<u64>,
     neg: Vec<bool>,
 }
 
 const GRAIN: usize = 1024;
 
+/// Size (n·L words) from which `Backend::Auto` keeps a zvec on the GPU. Measured on an H100 host
+/// (bench/results/gpu-h100.md): the chain set, set, mul, get took 2.3–4.8× less time in device
+/// memory than in host memory from 2^16 words (2^12 integers of 1024 bits, 2^14 of 256 bits) to
+/// 2^25; smaller sizes were not measured.
+pub const AUTO_MIN_WORDS: usize = 1 << 16;
+
+/// Whether a zvec of `words` limbs goes to the device under the current backend (`NoCudaDevice`
+/// with `Backend::Gpu` and no usable GPU).
+fn on_gpu(words: usize) -> Result<bool> {
+    Ok(match runtime::backend() {
+        Backend::Cpu => false,
+        Backend::Gpu => {
+            crate::gpu::device::current()?;
+            true
+        }
+        Backend::Auto => words >= AUTO_MIN_WORDS && runtime::gpu_available(),
+    })
+}
+
 impl ZVec {
-    /// n zeros of capacity `bits` (fallible).
+    /// n zeros of capacity `bits` (fallible), where the backend puts them.
     pub fn zeros(n: usize, bits: u64) -> Result<Self> {
-        let limbs = usize::try_from(bits.div_ceil(64)).ok();
-        let total = limbs
+        let words = Self::words(n, bits)?;
+        Self::zeros_on(n, bits, on_gpu(words)?)
+    }
+
+    /// n zeros of capacity `bits` in device memory (`device`) or host memory.
+    pub fn zeros_on(n: usize, bits: u64, device: bool) -> Result<Self> {
+        let words = Self::words(n, bits)?;
+        let store = if device {
+            Store::Device(DevVec::zeros(n, bits)?)
+        } else {
+            Store::Host(Host { data: try_zeroed(words)?, neg: try_zeroed(n)? })
+        };
+        Ok(ZVec { n, bits, store })
+    }
+
+    /// n·L, checked.
+    fn words(n: usize, bits: u64) -> Result<usize> {
+        usize::try_from(bits.div_ceil(64))
+            .ok()
             .and_then(|l| l.checked_mul(n))
             .filter(|&t| t <= isize::MAX as usize / 8)
-            .ok_or_else(|| Error::SizeTooLarge(format!("zvec of {n} integers of {bits} bits")))?;
-        Ok(ZVec { n, bits, data: try_zeroed(total)?, neg: try_zeroed(n)? })
+            .ok_or_else(|| Error::SizeTooLarge(format!("zvec of {n} integers of {bits} bits")))
     }
 
     pub fn len(&self) -> usize {
@@ -44,19 +98,36 @@ impl ZVec {
         self.bits
     }
 
+    /// Whether the elements live in device memory.
+    pub fn on_device(&self) -> bool {
+        matches!(self.store, Store::Device(_))
+    }
+
     fn limbs(&self) -> usize {
         limbs_for_bits(self.bits)
     }
 
+    /// The host storage (downloaded when on the device).
+    fn host(&self) -> Result<std::borrow::Cow<'_, Host>> {
+        Ok(match &self.store {
+            Store::Host(h) => std::borrow::Cow::Borrowed(h),
+            Store::Device(d) => {
+                let (data, neg) = d.download()?;
+                std::borrow::Cow::Owned(Host { data, neg })
+            }
+        })
+    }
+
     /// The elements gathered into a list.
     pub fn to_list(&self) -> Result<ZList> {
+        let h = self.host()?;
         let (n, l) = (self.n, self.limbs());
         let mut out = ZList::zeros((0..n).map(|_| l))?;
         out.par_rows_mut()?.enumerate().with_min_len(GRAIN).for_each(|(i, row)| {
             for (j, w) in row.mag.iter_mut().enumerate() {
-                *w = self.data[j * n + i];
+                *w = h.data[j * n + i];
             }
-            row.finish(self.neg[i]);
+            row.finish(h.neg[i]);
         });
         Ok(out)
     }
@@ -75,15 +146,33 @@ impl ZVec {
             )));
         }
         let (n, l) = (self.n, self.limbs());
-        // Limb-row j (n words) is written in parallel chunks of elements.
+        let mut h = Host { data: try_zeroed(n * l)?, neg: try_zeroed(n)? };
+        // Blocks of BLOCK elements in parallel, each writing its piece of every limb-row j (so that
+        // the block's magnitudes stay in cache while their limbs are scattered over the rows).
         if l > 0 && n > 0 {
-            self.data.par_chunks_mut(n).enumerate().for_each(|(j, row)| {
-                row.par_iter_mut().with_min_len(GRAIN).enumerate().for_each(|(i, w)| {
-                    *w = x[i].mag.get(j).copied().unwrap_or(0);
-                })
+            const BLOCK: usize = 64;
+            let nb = n.div_ceil(BLOCK);
+            let mut pieces: Vec<Option<&mut [u64]>> = Vec::new();
+            pieces.try_reserve_exact(nb * l).map_err(|_| Error::OutOfMemory(format!("{} row pieces", nb * l)))?;
+            pieces.resize_with(nb * l, || None);
+            for (j, row) in h.data.chunks_mut(n).enumerate() {
+                for (b, piece) in row.chunks_mut(BLOCK).enumerate() {
+                    pieces[b * l + j] = Some(piece);
+                }
+            }
+            pieces.par_chunks_mut(l).enumerate().with_min_len(GRAIN / BLOCK).for_each(|(b, rows)| {
+                for (j, piece) in rows.iter_mut().enumerate() {
+                    for (t, w) in piece.as_deref_mut().unwrap_or_default().iter_mut().enumerate() {
+                        *w = x[b * BLOCK + t].mag.get(j).copied().unwrap_or(0);
+                    }
+                }
             });
         }
-        self.neg.iter_mut().zip(x).for_each(|(s, v)| *s = v.neg);
+        h.neg.iter_mut().zip(x).for_each(|(s, v)| *s = v.neg);
+        self.store = match self.store {
+            Store::Host(_) => Store::Host(h),
+            Store::Device(_) => Store::Device(DevVec::upload(n, self.bits, &h.data, &h.neg)?),
+        };
         Ok(())
     }
 
@@ -92,95 +181,274 @@ impl ZVec {
         self.set(&x.views())
     }
 
-    /// Element-wise `op` of a and b, as a list to store with [`ZVec::set_list`] (the destination may
-    /// be a or b, and is checked to hold every result only then).
-    fn apply(a: &ZVec, b: &ZVec, op: impl FnOnce(&[IntRef], &[IntRef]) -> Result<ZList>) -> Result<ZList> {
-        if a.n != b.n {
-            return invalid!("zvec lengths differ ({}, {})", a.n, b.n);
+    /// A vector like `r` (same length, capacity and place) holding the list, or
+    /// `Error::SizeTooLarge` when an element does not fit.
+    fn like(r: &ZVec, x: &ZList) -> Result<ZVec> {
+        let mut v = ZVec::zeros_on(r.n, r.bits, false)?;
+        v.set_list(x)?;
+        if let (Store::Device(_), Store::Host(h)) = (&r.store, &v.store) {
+            v.store = Store::Device(DevVec::upload(r.n, r.bits, &h.data, &h.neg)?);
         }
+        Ok(v)
+    }
+
+    /// The device vectors of r, a and b when all three live on one device.
+    fn all_on_device<'a>(r: &'a ZVec, a: &'a ZVec, b: &'a ZVec) -> Option<(&'a DevVec, &'a DevVec)> {
+        match (&r.store, &a.store, &b.store) {
+            (Store::Device(r), Store::Device(a), Store::Device(b)) if r.same_device(a) && r.same_device(b) => Some((a, b)),
+            _ => None,
+        }
+    }
+
+    fn from_device(d: DevVec) -> ZVec {
+        ZVec { n: d.len(), bits: d.bits(), store: Store::Device(d) }
+    }
+
+    /// Element-wise `op` of a and b on the CPU, as the new contents of r.
+    fn on_host(r: &ZVec, a: &ZVec, b: &ZVec, op: impl FnOnce(&[IntRef], &[IntRef]) -> Result<ZList>) -> Result<ZVec> {
         let (la, lb) = (a.to_list()?, b.to_list()?);
-        op(&la.views(), &lb.views())
+        let res = op(&la.views(), &lb.views())?;
+        Self::like(r, &res)
     }
 
-    /// a + b.
-    pub fn add(a: &ZVec, b: &ZVec) -> Result<ZList> {
-        Self::apply(a, b, batch::add)
+    fn check_lens(r: &ZVec, a: &ZVec, b: &ZVec) -> Result<()> {
+        if r.n != a.n || a.n != b.n {
+            return invalid!("zvec lengths differ ({}, {}, {})", r.n, a.n, b.n);
+        }
+        Ok(())
     }
 
-    /// a − b.
-    pub fn sub(a: &ZVec, b: &ZVec) -> Result<ZList> {
-        Self::apply(a, b, batch::sub)
+    /// a + b, as the new contents of r.
+    pub fn add(r: &ZVec, a: &ZVec, b: &ZVec) -> Result<ZVec> {
+        Self::check_lens(r, a, b)?;
+        match Self::all_on_device(r, a, b) {
+            Some((da, db)) => Ok(Self::from_device(DevVec::add_sub(da, db, false, r.bits)?)),
+            None => Self::on_host(r, a, b, batch::add),
+        }
     }
 
-    /// a·b for a destination of `bits` bits: requires bits ≥ a.bits + b.bits (else
+    /// a − b, as the new contents of r.
+    pub fn sub(r: &ZVec, a: &ZVec, b: &ZVec) -> Result<ZVec> {
+        Self::check_lens(r, a, b)?;
+        match Self::all_on_device(r, a, b) {
+            Some((da, db)) => Ok(Self::from_device(DevVec::add_sub(da, db, true, r.bits)?)),
+            None => Self::on_host(r, a, b, batch::sub),
+        }
+    }
+
+    /// a·b, as the new contents of r: requires r.bits ≥ a.bits + b.bits (else
     /// `Error::SizeTooLarge`), so that every product fits.
-    pub fn mul(a: &ZVec, b: &ZVec, bits: u64) -> Result<ZList> {
-        if bits < a.bits.saturating_add(b.bits) {
+    pub fn mul(r: &ZVec, a: &ZVec, b: &ZVec) -> Result<ZVec> {
+        Self::check_lens(r, a, b)?;
+        if r.bits < a.bits.saturating_add(b.bits) {
             return Err(Error::SizeTooLarge(format!(
-                "product of {}- and {}-bit zvecs into a {bits}-bit zvec",
-                a.bits, b.bits
+                "product of {}- and {}-bit zvecs into a {}-bit zvec",
+                a.bits, b.bits, r.bits
             )));
         }
-        Self::apply(a, b, batch::mul)
+        match Self::all_on_device(r, a, b) {
+            Some((da, db)) => Ok(Self::from_device(DevVec::mul(da, db, r.bits)?)),
+            None => Self::on_host(r, a, b, batch::mul),
+        }
     }
 
-    /// a·b mod m.
-    pub fn mulmod(a: &ZVec, b: &ZVec, m: IntRef) -> Result<ZList> {
-        Self::apply(a, b, |x, y| batch::mulmod(x, y, m))
+    /// a·b mod m, as the new contents of r (CPU).
+    pub fn mulmod(r: &ZVec, a: &ZVec, b: &ZVec, m: IntRef) -> Result<ZVec> {
+        Self::check_lens(r, a, b)?;
+        Self::on_host(r, a, b, |x, y| batch::mulmod(x, y, m))
     }
 
-    /// base^exp mod m (exp ≥ 0).
-    pub fn powm(base: &ZVec, exp: &ZVec, m: IntRef) -> Result<ZList> {
-        Self::apply(base, exp, |x, y| batch::powm(x, y, m))
+    /// base^exp mod m (exp ≥ 0), as the new contents of r (CPU).
+    pub fn powm(r: &ZVec, base: &ZVec, exp: &ZVec, m: IntRef) -> Result<ZVec> {
+        Self::check_lens(r, base, exp)?;
+        Self::on_host(r, base, exp, |x, y| batch::powm(x, y, m))
+    }
+
+    /// Waits for the device work queued for this vector (nothing on the host).
+    pub fn synchronize(&self) -> Result<()> {
+        match &self.store {
+            Store::Host(_) => Ok(()),
+            Store::Device(d) => d.synchronize(),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::{coef, views, Rng};
+    use crate::zpoly::testing::{coef, views, Coef, Rng};
 
-    #[test]
-    fn word_major_round_trip_and_fit_checks() {
+    /// n integers of at most `bits` bits: random kinds (random, all-ones, power of two, zero) and
+    /// sizes, random signs, some ±1.
+    fn sample(rng: &mut Rng, n: usize, bits: u64) -> Vec<Coef> {
+        (0..n)
+            .map(|_| {
+                let (b, k) = (rng.below(bits + 1), rng.below(5));
+                if k == 4 {
+                    (rng.next() & 1 == 1 && bits > 0, if bits > 0 { vec![1] } else { vec![] })
+                } else {
+                    coef(rng, b, k)
+                }
+            })
+            .collect()
+    }
+
+    fn host_data(v: &ZVec) -> Vec<u64> {
+        v.host().unwrap().data.clone()
+    }
+
+    /// The battery shared by both placements: set/get round trips with the word-major layout,
+    /// add/sub/mul against the batch kernels, the fit rules (nothing changes on SIZE_TOO_LARGE),
+    /// aliasing (a result computed from r itself).
+    fn battery(device: bool) {
         let mut rng = Rng(9);
-        for (n, bits) in [(0, 64), (1, 1), (5, 0), (37, 130), (300, 1000)] {
-            let x: Vec<_> = (0..n)
-                .map(|_| {
-                    let (b, k) = (rng.below(bits + 1), rng.below(4));
-                    coef(&mut rng, b, k)
-                })
-                .collect();
+        for (n, bits) in [(0, 64), (1, 1), (5, 0), (37, 130), (300, 1000), (1000, 64), (513, 256), (77, 2048), (40, 4100)] {
+            let x = sample(&mut rng, n, bits);
             let xv = views(&x);
-            let mut v = ZVec::zeros(n, bits).unwrap();
+            let mut v = ZVec::zeros_on(n, bits, device).unwrap();
+            assert_eq!(v.on_device(), device);
+            assert!(v.to_list().unwrap().views().iter().all(|z| z.is_zero()));
             v.set(&xv).unwrap();
             let l = limbs_for_bits(bits);
+            let data = host_data(&v);
             for (i, c) in x.iter().enumerate() {
                 for j in 0..l {
-                    assert_eq!(v.data[j * n + i], c.1.get(j).copied().unwrap_or(0), "limb {j} of {i}");
+                    assert_eq!(data[j * n + i], c.1.get(j).copied().unwrap_or(0), "limb {j} of {i}");
                 }
             }
             assert_eq!(v.to_list().unwrap().views(), xv);
-            // a sum that overflows `bits` is refused and changes nothing
-            if n > 0 && bits > 0 {
-                let before = v.clone();
-                let big = vec![u64::MAX; l];
-                let mut y = xv.clone();
-                y[n - 1] = IntRef::new(false, &big);
-                assert!(matches!(v.set(&y), Err(Error::SizeTooLarge(_))) || bits % 64 == 0);
-                v.clone_from(&before);
-                let mut w = ZVec::zeros(n, bits).unwrap();
-                let ones: Vec<_> = (0..n).map(|_| coef(&mut rng, bits, 1)).map(|c| (false, c.1)).collect();
-                w.set(&views(&ones)).unwrap();
-                let s = ZVec::add(&w, &w).unwrap();
-                assert!(matches!(v.set_list(&s), Err(Error::SizeTooLarge(_))));
-                assert_eq!(v, before);
-                assert!(matches!(ZVec::mul(&w, &w, 2 * bits - 1), Err(Error::SizeTooLarge(_))));
-                let p = ZVec::mul(&w, &w, 2 * bits).unwrap();
-                let mut r = ZVec::zeros(n, 2 * bits).unwrap();
-                r.set_list(&p).unwrap();
-                assert_eq!(r.to_list().unwrap().views(), batch::mul(&views(&ones), &views(&ones)).unwrap().views());
+            if n == 0 || bits == 0 {
+                continue;
+            }
+            // an element too wide is refused and changes nothing
+            let big = vec![u64::MAX; l + 1];
+            let mut y = xv.clone();
+            y[n - 1] = IntRef::new(false, &big);
+            assert!(matches!(v.set(&y), Err(Error::SizeTooLarge(_))));
+            assert_eq!(v.to_list().unwrap().views(), xv);
+            // sums and differences against batch::add/sub, into vectors of several capacities
+            let y = sample(&mut rng, n, bits);
+            let mut w = ZVec::zeros_on(n, bits, device).unwrap();
+            w.set(&views(&y)).unwrap();
+            for rb in [bits + 1, bits, bits + 64] {
+                let r = ZVec::zeros_on(n, rb, device).unwrap();
+                for sub in [false, true] {
+                    let want = if sub { batch::sub(&xv, &views(&y)) } else { batch::add(&xv, &views(&y)) }.unwrap();
+                    let fits = want.views().iter().all(|z| z.bits() <= rb);
+                    let got = if sub { ZVec::sub(&r, &v, &w) } else { ZVec::add(&r, &v, &w) };
+                    match got {
+                        Ok(g) => {
+                            assert!(fits, "n={n} bits={bits} rb={rb} sub={sub}: overflow not seen");
+                            assert_eq!(g.on_device(), device);
+                            assert_eq!(g.to_list().unwrap().views(), want.views(), "n={n} bits={bits} rb={rb} sub={sub}");
+                        }
+                        Err(Error::SizeTooLarge(_)) => assert!(!fits, "n={n} bits={bits} rb={rb} sub={sub}"),
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            }
+            // a − a = 0, a + (−a) = 0, a + a = 2a (aliased operands)
+            let zero = ZVec::sub(&v, &v, &v).unwrap();
+            assert!(zero.to_list().unwrap().views().iter().all(|z| z.is_zero() && !z.neg));
+            let twice = ZVec::zeros_on(n, bits + 1, device).unwrap();
+            let t = ZVec::add(&twice, &v, &v).unwrap();
+            assert_eq!(t.to_list().unwrap().views(), batch::add(&xv, &xv).unwrap().views());
+            // an all-ones sum that cannot fit: SIZE_TOO_LARGE
+            let ones: Vec<_> = (0..n).map(|_| coef(&mut rng, bits, 1)).map(|c| (false, c.1)).collect();
+            let mut o = ZVec::zeros_on(n, bits, device).unwrap();
+            o.set(&views(&ones)).unwrap();
+            assert!(matches!(ZVec::add(&o, &o, &o), Err(Error::SizeTooLarge(_))));
+            // products: the capacity rule, then exact products (also a·a and a·b of other sizes)
+            let r = ZVec::zeros_on(n, 2 * bits - 1, device).unwrap();
+            assert!(matches!(ZVec::mul(&r, &o, &o), Err(Error::SizeTooLarge(_))));
+            for (p, q) in [(&o, &o), (&v, &w), (&v, &v)] {
+                let r = ZVec::zeros_on(n, 2 * bits + rng.below(3) * 64, device).unwrap();
+                let want = batch::mul(&p.to_list().unwrap().views(), &q.to_list().unwrap().views()).unwrap();
+                assert_eq!(ZVec::mul(&r, p, q).unwrap().to_list().unwrap().views(), want.views(), "n={n} bits={bits}");
+            }
+            let small = sample(&mut rng, n, 70);
+            let mut s = ZVec::zeros_on(n, 70, device).unwrap();
+            s.set(&views(&small)).unwrap();
+            let r = ZVec::zeros_on(n, bits + 70, device).unwrap();
+            let want = batch::mul(&xv, &views(&small)).unwrap();
+            assert_eq!(ZVec::mul(&r, &v, &s).unwrap().to_list().unwrap().views(), want.views());
+            assert_eq!(ZVec::mul(&r, &s, &v).unwrap().to_list().unwrap().views(), want.views());
+        }
+        assert!(matches!(ZVec::zeros_on(usize::MAX, 128, device), Err(Error::SizeTooLarge(_))));
+    }
+
+    #[test]
+    fn host_battery() {
+        battery(false);
+    }
+
+    #[cfg(feature = "gpu-tests")]
+    mod gpu {
+        use super::*;
+
+        #[test]
+        fn device_battery() {
+            battery(true);
+        }
+
+        /// Device and host give the same integers on every operation, for sizes through every
+        /// product specialisation (1..=16, 24, 32 limbs in registers, chunks above), mixed
+        /// operand sizes, and a mixed placement (device operands, host destination).
+        #[test]
+        fn device_matches_host_bit_for_bit() {
+            let mut rng = Rng(77);
+            let sizes = [64u64, 128, 192, 256, 320, 448, 512, 640, 1000, 1024, 1088, 1536, 2048, 2100, 4096, 8192, 32768];
+            for (t, &ba) in sizes.iter().enumerate() {
+                let bb = sizes[(t * 7 + 3) % sizes.len()].min(ba);
+                let n = [1usize, 33, 257, 1000][t % 4];
+                let (x, y) = (sample(&mut rng, n, ba), sample(&mut rng, n, bb));
+                let mk = |c: &[Coef], bits, dev| {
+                    let mut v = ZVec::zeros_on(n, bits, dev).unwrap();
+                    v.set(&views(c)).unwrap();
+                    v
+                };
+                for dev in [false, true] {
+                    let (a, b) = (mk(&x, ba, dev), mk(&y, bb, dev));
+                    let (hx, hy) = (mk(&x, ba, false), mk(&y, bb, false));
+                    let rs = ZVec::zeros_on(n, ba + 1, dev).unwrap();
+                    let rp = ZVec::zeros_on(n, ba + bb, dev).unwrap();
+                    let hs = ZVec::zeros_on(n, ba + 1, false).unwrap();
+                    let hp = ZVec::zeros_on(n, ba + bb, false).unwrap();
+                    let same = |g: Result<ZVec>, w: Result<ZVec>| {
+                        assert_eq!(g.unwrap().to_list().unwrap().views(), w.unwrap().to_list().unwrap().views(), "{ba} {bb} n={n} dev={dev}")
+                    };
+                    same(ZVec::add(&rs, &a, &b), ZVec::add(&hs, &hx, &hy));
+                    same(ZVec::sub(&rs, &a, &b), ZVec::sub(&hs, &hx, &hy));
+                    same(ZVec::sub(&rs, &b, &a), ZVec::sub(&hs, &hy, &hx));
+                    same(ZVec::mul(&rp, &a, &b), ZVec::mul(&hp, &hx, &hy));
+                    same(ZVec::mul(&rp, &b, &a), ZVec::mul(&hp, &hy, &hx));
+                    // mixed placement: device operands, host destination (CPU path)
+                    same(ZVec::mul(&hp, &a, &b), ZVec::mul(&hp, &hx, &hy));
+                }
             }
         }
-        assert!(matches!(ZVec::zeros(usize::MAX, 128), Err(Error::SizeTooLarge(_))));
+
+        /// A chain on the device (x ← x·y, x ← x − y, …) equals the same chain on the host.
+        #[test]
+        fn device_chain() {
+            let mut rng = Rng(5);
+            let n = 4099;
+            let (x, y) = (sample(&mut rng, n, 256), sample(&mut rng, n, 256));
+            let run = |dev: bool| {
+                let mut a = ZVec::zeros_on(n, 2048, dev).unwrap();
+                let mut b = ZVec::zeros_on(n, 256, dev).unwrap();
+                a.set(&views(&x)).unwrap();
+                b.set(&views(&y)).unwrap();
+                for _ in 0..5 {
+                    let t = ZVec::zeros_on(n, 2048, dev).unwrap();
+                    let mut small = ZVec::zeros_on(n, 2048 - 256, dev).unwrap();
+                    small = ZVec::sub(&small, &a, &b).unwrap_or(small);
+                    a = ZVec::mul(&t, &small, &b).unwrap_or(a);
+                    a = ZVec::sub(&a, &a, &b).unwrap();
+                }
+                a.to_list().unwrap()
+            };
+            assert_eq!(run(true).views(), run(false).views());
+        }
     }
 }

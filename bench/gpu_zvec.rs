@@ -1,0 +1,169 @@
+//! `gpmp_zvec` on the GPU (issue 5): device-resident throughput of mul and add at 2^20 elements of
+//! 256, 1024, 2048 and 4096 bits (wall time of `reps` back-to-back operations through `ZVec`, then
+//! one synchronisation: kernel plus launch and stream-ordered allocation), each result checked
+//! against the CPU on sampled elements; then end to end from host integers (set a, set b, mul, get)
+//! against the CPU batch product (`batch::mul`, GMP mpn per element, all cores), for AUTO's
+//! threshold; then the CPU `batch::powm` (GMP mpz_powm per element, all cores) at 1024 and 2048 bits.
+//! Prints Markdown tables. Bounds: mul ≥ (bytes moved)/3.0 TB/s; CGBN's H100 numbers for reference.
+//!   usage: gpu_zvec [reps] [log2 n]     (default 10 reps, n = 2^20)
+//!          gpu_zvec resident [reps]      the device-resident table only
+//!          gpu_zvec kernels              one mul and one add per size (for a profiler)
+use gpmp::gpu::device;
+use gpmp::int::{batch, IntRef, ZVec};
+use gpmp::runtime;
+use std::time::Instant;
+
+/// splitmix64.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// n random full-size magnitudes of `bits` bits (a multiple of 64), random signs: limbs and signs.
+fn random(rng: &mut Rng, n: usize, bits: u64) -> (Vec<u64>, Vec<bool>) {
+    let l = (bits / 64) as usize;
+    let mag: Vec<u64> = (0..n * l).map(|_| rng.next()).collect();
+    let neg = (0..n).map(|_| rng.next() & 1 == 1).collect();
+    (mag, neg)
+}
+
+fn views<'a>(mag: &'a [u64], neg: &[bool], l: usize) -> Vec<IntRef<'a>> {
+    mag.chunks(l).zip(neg).map(|(m, &s)| IntRef::new(s, m)).collect()
+}
+
+fn vec_on(x: &[IntRef], bits: u64, dev: bool) -> ZVec {
+    let mut v = ZVec::zeros_on(x.len(), bits, dev).unwrap();
+    v.set(x).unwrap();
+    v
+}
+
+/// Seconds per call of f, over `reps` calls after one warm-up, with `sync` after the last.
+fn per_call<T>(reps: usize, mut f: impl FnMut() -> T, sync: impl Fn(&T)) -> f64 {
+    let w = f();
+    sync(&w);
+    drop(w);
+    let s = Instant::now();
+    let mut last = None;
+    for _ in 0..reps {
+        last = Some(f());
+    }
+    sync(last.as_ref().unwrap());
+    s.elapsed().as_secs_f64() / reps as f64
+}
+
+/// Checks 64 sampled elements of `got` against `want`.
+fn check(got: &ZVec, want: &[IntRef], what: &str) {
+    let g = got.to_list().unwrap();
+    let step = (want.len() / 64).max(1);
+    for i in (0..want.len()).step_by(step) {
+        assert_eq!(g.get(i), want[i], "{what}: element {i}");
+    }
+}
+
+fn main() {
+    let mode = std::env::args().nth(1).filter(|a| a.parse::<usize>().is_err()).unwrap_or_default();
+    let args: Vec<usize> = std::env::args().skip(1).filter_map(|s| s.parse().ok()).collect();
+    let reps = args.first().copied().unwrap_or(10);
+    let n = 1usize << args.get(1).copied().unwrap_or(20);
+    let dev = match device::current() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("no GPU: {e}");
+            std::process::exit(2);
+        }
+    };
+    println!("device: {} (sm_{}{}), driver {}, {} host threads\n", dev.name, dev.cc.0, dev.cc.1, dev.driver_version, runtime::num_threads());
+    let cgbn = [(256u64, 1.656e10, 2.277e10), (1024, 3.798e9, 7.796e9), (2048, 8.375e8, 3.985e9), (4096, 3.050e8, 1.990e9)];
+    let mut rng = Rng(1);
+    if mode == "kernels" {
+        for &(bits, _, _) in &cgbn {
+            let l = (bits / 64) as usize;
+            let (ma, sa) = random(&mut rng, n, bits);
+            let xa = views(&ma, &sa, l);
+            let a = vec_on(&xa, bits, true);
+            let rp = ZVec::zeros_on(n, 2 * bits, true).unwrap();
+            let rs = ZVec::zeros_on(n, bits + 1, true).unwrap();
+            ZVec::mul(&rp, &a, &a).unwrap().synchronize().unwrap();
+            ZVec::add(&rs, &a, &a).unwrap().synchronize().unwrap();
+        }
+        return;
+    }
+    println!("Device-resident, n = {n}, {reps} reps (wall time per call / n):\n");
+    println!("| bits | op | ms per call | ops/s | GB/s moved | CGBN ops/s | ours / CGBN |");
+    println!("|---|---|---|---|---|---|---|");
+    for &(bits, cg_mul, cg_add) in &cgbn {
+        let l = (bits / 64) as usize;
+        let (ma, sa) = random(&mut rng, n, bits);
+        let (mb, sb) = random(&mut rng, n, bits);
+        let (xa, xb) = (views(&ma, &sa, l), views(&mb, &sb, l));
+        let (a, b) = (vec_on(&xa, bits, true), vec_on(&xb, bits, true));
+        let rp = ZVec::zeros_on(n, 2 * bits, true).unwrap();
+        let rs = ZVec::zeros_on(n, bits + 1, true).unwrap();
+        let sync = |v: &ZVec| v.synchronize().unwrap();
+        let t = per_call(reps, || ZVec::mul(&rp, &a, &b).unwrap(), sync);
+        let bytes = (n * (4 * l) * 8 + 3 * n) as f64;
+        println!("| {bits} | mul | {:.4} | {:.3e} | {:.0} | {cg_mul:.3e} | {:.2} |", t * 1e3, n as f64 / t, bytes / t / 1e9, n as f64 / t / cg_mul);
+        check(&ZVec::mul(&rp, &a, &b).unwrap(), &batch::mul(&xa, &xb).unwrap().views(), "mul");
+        let t = per_call(reps, || ZVec::add(&rs, &a, &b).unwrap(), sync);
+        let bytes = (n * (3 * l + 1) * 8 + 3 * n) as f64;
+        println!("| {bits} | add | {:.4} | {:.3e} | {:.0} | {cg_add:.3e} | {:.2} |", t * 1e3, n as f64 / t, bytes / t / 1e9, n as f64 / t / cg_add);
+        check(&ZVec::add(&rs, &a, &b).unwrap(), &batch::add(&xa, &xb).unwrap().views(), "add");
+        // a difference into `bits` bits may overflow: the flag is read back every call
+        let rd = ZVec::zeros_on(n, bits, true).unwrap();
+        let t = per_call(reps, || ZVec::sub(&rd, &a, &b), |_| ());
+        println!("| {bits} | sub (checked) | {:.4} | {:.3e} | {:.0} | | |", t * 1e3, n as f64 / t, bytes / t / 1e9);
+    }
+    if mode == "resident" {
+        return;
+    }
+    println!("\nEnd to end from host integers: a zvec chain set a, set b, mul, get (word-major packing) in host memory (CPU, {} threads) and in device memory (GPU, PCIe both ways), and the plain batch product batch::mul (GMP mpn per element, the CPU path of gpmp_mpz_mul_n):\n", runtime::num_threads());
+    println!("| bits | n | batch::mul ms | CPU zvec ms | GPU zvec ms | CPU zvec / GPU zvec |");
+    println!("|---|---|---|---|---|---|");
+    for (bits, logn) in [(256u64, 14usize), (256, 16), (256, 18), (256, 20), (1024, 12), (1024, 14), (1024, 16), (1024, 18), (1024, 20), (2048, 20), (4096, 18)] {
+        let n = 1usize << logn;
+        let l = (bits / 64) as usize;
+        let (ma, sa) = random(&mut rng, n, bits);
+        let (mb, sb) = random(&mut rng, n, bits);
+        let (xa, xb) = (views(&ma, &sa, l), views(&mb, &sb, l));
+        let r = 3.min(reps);
+        let plain = per_call(r, || runtime::install(|| batch::mul(&xa, &xb).unwrap()), |_| ());
+        let chain = |dev: bool| {
+            per_call(
+                r,
+                || {
+                    runtime::install(|| {
+                        let (a, b) = (vec_on(&xa, bits, dev), vec_on(&xb, bits, dev));
+                        let rp = ZVec::zeros_on(n, 2 * bits, dev).unwrap();
+                        ZVec::mul(&rp, &a, &b).unwrap().to_list().unwrap()
+                    })
+                },
+                |_| (),
+            )
+        };
+        let (cpu, gpu) = (chain(false), chain(true));
+        println!("| {bits} | 2^{logn} | {:.3} | {:.3} | {:.3} | {:.2} |", plain * 1e3, cpu * 1e3, gpu * 1e3, cpu / gpu);
+    }
+    println!("\nCPU batch::powm (mpz_powm per element, {} threads), full-size odd modulus and exponent:\n", runtime::num_threads());
+    println!("| bits | n | ms | powm/s |");
+    println!("|---|---|---|---|");
+    for bits in [1024u64, 2048] {
+        let n = 1usize << 12;
+        let l = (bits / 64) as usize;
+        let (ma, sa) = random(&mut rng, n, bits);
+        let (me, _) = random(&mut rng, n, bits);
+        let mut m: Vec<u64> = (0..l).map(|_| rng.next()).collect();
+        m[0] |= 1;
+        m[l - 1] |= 1 << 63;
+        let xa = views(&ma, &sa, l);
+        let pos = vec![false; n];
+        let xe = views(&me, &pos, l);
+        let t = per_call(1, || runtime::install(|| batch::powm(&xa, &xe, IntRef::new(false, &m)).unwrap()), |_| ());
+        println!("| {bits} | {n} | {:.1} | {:.3e} |", t * 1e3, n as f64 / t);
+    }
+}
