@@ -657,15 +657,12 @@ mod tests {
                             continue;
                         }
                         let x: Vec<u64> = (0..count * n).map(|_| r() % p).collect();
-                        let check = |y: &[u64], what: &str| {
-                            if logn <= 11 {
-                                for c in 0..count {
-                                    let want = naive(&x[c * n..(c + 1) * n], w, p, false);
-                                    assert!(y[c * n..(c + 1) * n] == want[..], "{what} p={p} n={n} count={count} c={c}");
-                                }
-                            } else {
-                                let mut r = rng(logn as u64);
-                                for _ in 0..4 {
+                        // (position, expected word): every output up to 2^11, else 4 samples.
+                        let want: Vec<(usize, u64)> = if logn <= 11 {
+                            (0..count).flat_map(|c| naive(&x[c * n..(c + 1) * n], w, p, false).into_iter().enumerate().map(move |(i, v)| (c * n + i, v))).collect()
+                        } else {
+                            (0..4)
+                                .map(|_| {
                                     let (c, i) = ((r() % count as u64) as usize, (r() % n as u64) as usize);
                                     let wi = powmod(w, i as u64, p);
                                     let (mut acc, mut t) = (0u64, 1u64);
@@ -673,8 +670,13 @@ mod tests {
                                         acc = ((acc as u128 + mulmod(xj, t, p) as u128) % p as u128) as u64;
                                         t = mulmod(t, wi, p);
                                     }
-                                    assert_eq!(y[c * n + i], acc, "{what} p={p} n=2^{logn} c={c} i={i}");
-                                }
+                                    (c * n + i, acc)
+                                })
+                                .collect()
+                        };
+                        let check = |y: &[u64], what: &str| {
+                            for &(i, v) in &want {
+                                assert_eq!(y[i], v, "{what} p={p} n=2^{logn} count={count} at {i}");
                             }
                         };
                         if p < 1 << 31 {
