@@ -11,7 +11,7 @@
 //! to 2^12 (2^13) and ⌈k/10⌉ passes above (2^24 = 3 passes of 2^8); at first use per size class
 //! [`autotune`] times the candidates (fewest passes, one more, v5) and keeps the fastest.
 //! Twiddles are precomputed on the host with their Shoup companions ⌊t·2^bits/p⌋: the DFT_R roots
-//! (R_max/2 of them) and w^e for e < n as a product of two tables of about √n entries each.
+//! (R/2 of them for each radix R ≤ 2^12 or n, compact per radix) and w^e for e < n as a product of two tables of about √n entries each.
 //! [`ntt_many`] splits a batch that does not fit in free device memory.
 use super::compile::{self, Spec};
 use super::device::{self, Device};
@@ -193,7 +193,6 @@ pub fn check_params(n: usize, w: u64, p: u64) -> Result<u32> {
 pub struct Plan<W: Word> {
     logn: u32,
     p: u64,
-    logr0: u32,
     logl: u32,
     roots: CudaSlice<W>,
     tlo: CudaSlice<W>,
@@ -219,10 +218,12 @@ impl<W: Word> Plan<W> {
             return invalid!("modulus {p} needs 64-bit words");
         }
         let w = if inverse { invmod(w, p) } else { w };
-        // Roots for the largest radix any variant uses; a pass of radix R < R0 strides through them.
+        // The roots of every radix 2^l a variant may use (l ≤ logr0), each radix's R/2 roots
+        // contiguous at entry R/2 − 1, so that a pass reads a compact table (one strided table for
+        // the largest radix spread the lane-varying root loads over 16× more cache lines).
         let logr0 = logn.min(loge(W::BITS));
         let logl = logn.div_ceil(2);
-        let roots = power_table::<W>(powmod(w, (n >> logr0) as u64, p), 1 << (logr0 - 1), p);
+        let roots: Vec<W> = (1..=logr0).flat_map(|l| power_table::<W>(powmod(w, (n >> l) as u64, p), 1 << (l - 1), p)).collect();
         let tlo = power_table::<W>(w, 1 << logl, p);
         let thi = power_table::<W>(powmod(w, 1 << logl, p), 1 << (logn - logl), p);
         let scale = if inverse { invmod(n as u64 % p, p) } else { 1 };
@@ -246,7 +247,6 @@ impl<W: Word> Plan<W> {
         Ok(Plan {
             logn,
             p,
-            logr0,
             logl,
             roots: up(&roots)?,
             tlo: up(&tlo)?,
@@ -341,12 +341,13 @@ impl<W: Word> Plan<W> {
             let last = i + 1 == radices.len();
             let (scale, scaleq) = if last { self.scale } else { (1, 0) };
             let (src, dst) = if in_y { (&*y, &mut *x) } else { (&*x, &mut *y) };
+            let roots = self.roots.slice(2 * ((1 << (logr - 1)) - 1)..);
             let mut b = stream.launch_builder(func);
             b.arg(src).arg(dst).arg(&self.p).arg(&self.logn).arg(&logr).arg(&logns).arg(&groups);
-            b.arg(&self.roots).arg(&self.logr0).arg(&self.tlo).arg(&self.thi).arg(&self.logl).arg(&scale).arg(&scaleq);
+            b.arg(&roots).arg(&logr).arg(&self.tlo).arg(&self.thi).arg(&self.logl).arg(&scale).arg(&scaleq);
             // SAFETY: the arguments match the signature of ntt_pass and ntt_pass6; src and dst hold
             // `total` words and every index the kernels form is below `total` (b < count,
-            // j < n/R, r, k < R); logr ≤ logr0 ≤ LOGE.
+            // j < n/R, r, k < R); logr ≤ LOGE, and `roots` holds the R/2 roots of radix R.
             unsafe { b.launch(cfg) }.map_err(|e| driver_err("ntt_pass launch", e))?;
             in_y = !in_y;
             logns += logr;
