@@ -75,8 +75,9 @@ fn loge(word_bits: u32) -> u32 {
 
 /// Blocks per SM the kernel's register allocation must allow (`MINB`; 256 threads each, so at
 /// most 65536/(256·MINB) registers a thread). Measured on the H100 at 2^24 (bench/results/gpu-h100.md):
-/// 4 for 64-bit words (64 registers; 1 and 3 were slower), 4 for 32-bit words (5 and 6 were slower).
-/// `GPMP_NTT_MINB64` / `GPMP_NTT_MINB32` override it, for tuning on other devices.
+/// 4 for both word sizes, with v5 (64-bit: 1 and 3 slower; 32-bit: 5 and 6 slower) and with v6 (3 and
+/// 5 slower). `GPMP_NTT_MINB64` / `GPMP_NTT_MINB32` override it, for tuning on other devices (each
+/// value is another compiled module, so the autotuner does not search it).
 fn minb(word_bits: u32) -> u32 {
     let var = format!("GPMP_NTT_MINB{word_bits}");
     std::env::var(var).ok().and_then(|v| v.parse().ok()).filter(|&b| (1..=8).contains(&b)).unwrap_or(4)
