@@ -115,7 +115,7 @@ fn ntt_product(f: &[u64], g: &[u64], p: u64) -> Result<Option<Vec<u64>>> {
         Backend::Gpu => true,
         Backend::Auto => n >= AUTO_GPU_LEN && runtime::gpu_available(),
     };
-    if !gpu || (p - 1) % n as u64 != 0 {
+    if !gpu || !(p - 1).is_multiple_of(n as u64) {
         return Ok(None);
     }
     let w = primitive_root_of_unity(n as u64, p)?;
@@ -177,8 +177,11 @@ mod gpu_tests {
     /// switch it concurrently cannot make these fail: every backend gives the same words.)
     static BACKEND: Mutex<()> = Mutex::new(());
 
+    /// A C call on an array.
+    type Call<'a> = &'a dyn Fn(&mut [sfixn]) -> gpmp_status;
+
     /// `call` on a copy of x under backend b (0 auto, 1 CPU, 2 GPU): its status and result.
-    fn on(b: i32, x: &[sfixn], call: &dyn Fn(&mut [sfixn]) -> gpmp_status) -> (gpmp_status, Vec<sfixn>) {
+    fn on(b: i32, x: &[sfixn], call: Call) -> (gpmp_status, Vec<sfixn>) {
         assert_eq!(gpmp_set_backend(RawBackend(b)), gpmp_status::GPMP_SUCCESS);
         let mut y = x.to_vec();
         let s = call(&mut y);
@@ -200,7 +203,7 @@ mod gpu_tests {
                 let w = primitive_root_of_unity(n as u64, p).unwrap() as sfixn;
                 for kind in 0..2 {
                     let x: Vec<sfixn> = (0..m * n).map(|_| if kind == 0 { (r.next() % p) as sfixn } else { ps - 1 }).collect();
-                    let calls: [&dyn Fn(&mut [sfixn]) -> gpmp_status; 3] = [
+                    let calls: [Call; 3] = [
                         &|y| unsafe { gpmp_cumodp_fft_uni(y.as_mut_ptr(), n, k, w, ps) },
                         &|y| unsafe { gpmp_cumodp_invfft_uni(y.as_mut_ptr(), n, k, w, ps) },
                         &|y| unsafe { gpmp_cumodp_list_fft_uni(y.as_mut_ptr(), m, k, w, ps) },

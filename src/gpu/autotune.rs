@@ -90,7 +90,7 @@ pub fn choose(key: &str, labels: &[String], mut time: impl FnMut(usize) -> Resul
     let mut best: Option<(f64, usize)> = None;
     for i in 0..labels.len() {
         if let Ok(ms) = time(i) {
-            if ms.is_finite() && best.map_or(true, |(b, _)| ms < b) {
+            if ms.is_finite() && best.is_none_or(|(b, _)| ms < b) {
                 best = Some((ms, i));
             }
         }
