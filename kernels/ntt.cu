@@ -48,6 +48,12 @@ __device__ __forceinline__ word mul_hi(word a, word b) { return __umul64hi(a, b)
 #else
 #error WORD must be 32 or 64
 #endif
+// The block's dynamic shared memory (bench/gpu/emulate_ntt.cpp, the CPU emulation, supplies its own).
+#ifdef GPMP_EMULATE
+#define SHARED_WORDS(s) word* s = emu_shared<word>()
+#else
+#define SHARED_WORDS(s) extern __shared__ word s[]
+#endif
 // A table entry (t, floor(t 2^WORD / p)), read by one vector load.
 struct __align__(2 * sizeof(word)) pair { word v, q; };
 
@@ -150,7 +156,7 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass(
     const pair* __restrict__ tlo, const pair* __restrict__ thi, unsigned logl, u64 scale64,
     u64 scaleq64)
 {
-    extern __shared__ word s[];
+    SHARED_WORDS(s);
     const word p = (word)p64, scale = (word)scale64, scaleq = (word)scaleq64;
     const unsigned R = 1u << logr, logt = LOGE - logr, T = 1u << logt;
     const unsigned row = R + (T > 1);  // one word of padding between groups against bank conflicts
@@ -210,11 +216,6 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass(
 // reads (writes) 2^C words of T consecutive columns straight into (out of) registers, lanes
 // running over the columns, so the accesses coalesce and the shared-memory round trips drop
 // from 3 to 1 for a radix-2^8 pass.
-#ifdef GPMP_EMULATE
-#define SHARED_WORDS(s) word* s = emu_shared<word>()
-#else
-#define SHARED_WORDS(s) extern __shared__ word s[]
-#endif
 
 struct Ctx {
     const word* __restrict__ in;
