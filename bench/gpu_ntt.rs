@@ -1,6 +1,7 @@
 //! Kernel-only timing of the GPU NTT (events, median after a warm-up): one transform and a batch
 //! of 2^24/n transforms, for a ~62-bit prime (64-bit words, lazy reduction), a ~31-bit prime
-//! (32-bit words) and a ~30-bit prime (32-bit words, lazy reduction).
+//! (32-bit words) and a ~30-bit prime (32-bit words, lazy reduction), every candidate pass
+//! structure (kernel v6/v5, number of passes) with the autotuner's choice marked.
 //! Prints a Markdown table; the bound is the memory traffic (each pass reads and writes every
 //! word once: passes · 2 · word bytes · points) at 3.0 TB/s (H100 device-to-device copy).
 //!   usage: gpu_ntt [reps] [log2 n ...]   (default 20 reps, log2 n = 16 18 20 22 24)
@@ -66,23 +67,25 @@ fn main() {
         }
     };
     println!("device: {} (sm_{}{}), driver {}", dev.name, dev.cc.0, dev.cc.1, dev.driver_version);
-    println!("| prime | log2 n | count | passes | kernel ms | bound ms (3.0 TB/s) | Gpoints/s |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| prime | log2 n | count | variant (kernel/passes) | kernel ms | bound ms (3.0 TB/s) | Gpoints/s | autotuned |");
+    println!("|---|---|---|---|---|---|---|---|");
     for p in [fourier_primes(62, 30, 1)[0], fourier_primes(31, 24, 1)[0], fourier_primes(30, 24, 1)[0]] {
         let word_bytes = if p < 1 << 31 { 4.0 } else { 8.0 };
+        let bits = 64 - p.leading_zeros();
         for &logn in &sizes {
             for count in [1usize, 1 << 24usize.saturating_sub(logn)] {
                 let n = 1usize << logn;
                 let w = primitive_root_of_unity(n as u64, p).unwrap();
-                let passes = ntt::passes(logn as u32, p);
                 match ntt::time_device(count, n, w, p, reps) {
-                    Ok(ms) => {
-                        let pts = (count * n) as f64;
-                        let bound = passes as f64 * 2.0 * word_bytes * pts / 3.0e12 * 1e3;
-                        let bits = 64 - p.leading_zeros();
-                        println!("| {p} ({bits} bits) | {logn} | {count} | {passes} | {ms:.4} | {bound:.4} | {:.1} |", pts / ms / 1e6);
+                    Ok(rows) => {
+                        for (v, ms, chosen) in rows {
+                            let pts = (count * n) as f64;
+                            let bound = v.passes as f64 * 2.0 * word_bytes * pts / 3.0e12 * 1e3;
+                            let mark = if chosen { "**yes**" } else { "" };
+                            println!("| {p} ({bits} bits) | {logn} | {count} | {} | {ms:.4} | {bound:.4} | {:.1} | {mark} |", v.label(), pts / ms / 1e6);
+                        }
                     }
-                    Err(e) => println!("| {p} | {logn} | {count} | {passes} | error: {e} | | |"),
+                    Err(e) => println!("| {p} | {logn} | {count} | | error: {e} | | | |"),
                 }
                 if count == 1 << 24usize.saturating_sub(logn) {
                     break;

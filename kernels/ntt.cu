@@ -48,6 +48,12 @@ __device__ __forceinline__ word mul_hi(word a, word b) { return __umul64hi(a, b)
 #else
 #error WORD must be 32 or 64
 #endif
+// The block's dynamic shared memory (bench/gpu/emulate_ntt.cpp, the CPU emulation, supplies its own).
+#ifdef GPMP_EMULATE
+#define SHARED_WORDS(s) word* s = emu_shared<word>()
+#else
+#define SHARED_WORDS(s) extern __shared__ word s[]
+#endif
 // A table entry (t, floor(t 2^WORD / p)), read by one vector load.
 struct __align__(2 * sizeof(word)) pair { word v, q; };
 
@@ -150,7 +156,7 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass(
     const pair* __restrict__ tlo, const pair* __restrict__ thi, unsigned logl, u64 scale64,
     u64 scaleq64)
 {
-    extern __shared__ word s[];
+    SHARED_WORDS(s);
     const word p = (word)p64, scale = (word)scale64, scaleq = (word)scaleq64;
     const unsigned R = 1u << logr, logt = LOGE - logr, T = 1u << logt;
     const unsigned row = R + (T > 1);  // one word of padding between groups against bank conflicts
@@ -197,5 +203,191 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass(
             x = scale != 1 ? mul_shoup(x, scale, scaleq, p) : reduce_out(x, p);
             out[(b << logn) + ((j >> logns) << (logns + logr)) + (j & (ns - 1)) + ((u64)k << logns)] = x;
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernel v6, `ntt_pass6`: the same Stockham pass (same arguments, same tables, same result) with
+// (1) the radix a compile-time constant (one instantiation per log2 R, picked by a switch), so
+// that the shared-memory index arithmetic of the register chunks folds into constants;
+// (2) the first chunk of four DIF stages fused with the global load (and the inter-pass
+// twiddle) when the block's T groups are consecutive columns of one transform (n/R >= T), and
+// the last chunk fused with the global store when the output stride Ns >= T: each thread then
+// reads (writes) 2^C words of T consecutive columns straight into (out of) registers, lanes
+// running over the columns, so the accesses coalesce and the shared-memory round trips drop
+// from 3 to 1 for a radix-2^8 pass.
+
+struct Ctx {
+    const word* __restrict__ in;
+    word* __restrict__ out;
+    word p, scale, scaleq;
+    unsigned logn, logm, logns, logl, rs;  // rs = log2(R0 / R): roots stride for W_R
+    u64 g0, groups;
+    const pair* __restrict__ roots;
+    const pair* __restrict__ tlo;
+    const pair* __restrict__ thi;
+};
+
+__host__ __device__ constexpr unsigned brev_c(unsigned t, int c) {
+    return c == 0 ? 0 : ((t & 1) << (c - 1)) | brev_c(t >> 1, c - 1);
+}
+
+// x w^e with w^e = tlo[e mod L] thi[e div L].
+__device__ __forceinline__ word twiddle(word x, u64 e, const Ctx& c) {
+    if (e) {
+        u64 lo = e & ((1ull << c.logl) - 1), hi = e >> c.logl;
+        x = mul_lazy(x, c.tlo[lo], c.p);
+        if (hi) x = mul_lazy(x, c.thi[hi], c.p);
+    }
+    return x;
+}
+
+__device__ __forceinline__ word finish(word x, const Ctx& c) {
+    return c.scale != 1 ? mul_shoup(x, c.scale, c.scaleq, c.p) : reduce_out(x, c.p);
+}
+
+// C radix-2 DIF stages on v[t] = element first + t q of a group (q = 2^LOGQ, m = first mod q):
+// stage st has half-span h = 2^(C-1-st) q and maps (a, b) at offset o < h to (a + b, (a - b) w_2h^o)
+// with w_2h = w0^(R0/2h), i.e. roots index o 2^(shift0 + st).
+template <int C, int LOGQ>
+__device__ __forceinline__ void dif_regs(word* v, unsigned m, unsigned shift0, const pair* __restrict__ roots, word p) {
+#pragma unroll
+    for (int st = 0; st < C; ++st) {
+        const unsigned ht = 1u << (C - 1 - st);
+#pragma unroll
+        for (unsigned t = 0; t < (1u << C); ++t) {
+            if (t & ht) continue;
+            word x = v[t], y = v[t + ht];
+            v[t] = add_lazy(x, y, p);
+            word d = sub_lazy(x, y, p);
+            unsigned idx = (m + ((t & (ht - 1)) << LOGQ)) << (shift0 + st);
+            d = idx ? mul_lazy(d, roots[idx], p) : sub_fix(d, p);
+            v[t + ht] = d;
+        }
+    }
+}
+
+// Chunk of C stages (half-spans 2^(LOGQ+C-1), ..., 2^LOGQ) of the DFT_R of every group of the
+// block. Each unit is 2^C words of one group; units go to threads as (group, unit) with groups
+// fastest when the chunk touches global memory (gin: first chunk, reads the pass input and
+// applies the inter-pass twiddle; gout: last chunk, writes the pass output in natural order),
+// else with units fastest. Otherwise the words come from / go to shared memory.
+template <int LOGR, int C, int LOGQ>
+__device__ __forceinline__ void chunk6(word* s, bool gin, bool gout, const Ctx& c) {
+    constexpr unsigned LOGT = LOGE - LOGR, T = 1u << LOGT, ROW = (1u << LOGR) + (T > 1);
+    constexpr unsigned P = 1u << C, U = 1u << (LOGR - C), NUNITS = E >> C;
+    static_assert(NUNITS % NT == 0, "every thread takes the same number of units");
+    const u64 mg = 1ull << c.logm, ns = 1ull << c.logns;
+#pragma unroll
+    for (unsigned it = 0; it < NUNITS / NT; ++it) {
+        const unsigned u = threadIdx.x + it * NT;
+        unsigned tl, k;
+        if (gin || gout) { tl = u & (T - 1); k = u >> LOGT; }
+        else             { tl = u >> (LOGR - C); k = u & (U - 1); }
+        const unsigned m = k & ((1u << LOGQ) - 1);
+        const unsigned first = ((k >> LOGQ) << (LOGQ + C)) + m;
+        const unsigned base = tl * ROW;
+        const u64 g = c.g0 + tl, b = g >> c.logm, j = g & (mg - 1);
+        word v[P];
+        if (gin) {  // first chunk: LOGQ = LOGR - C, first = k
+            const word* src = c.in + (b << c.logn) + j + ((u64)k << c.logm);
+            const u64 stride = (u64)1 << (LOGQ + c.logm);
+            const u64 cexp = (j & (ns - 1)) << (c.logm - c.logns);
+#pragma unroll
+            for (unsigned t = 0; t < P; ++t) v[t] = src[t * stride];
+            if (cexp) {
+                const u64 e0 = cexp * k, es = cexp << LOGQ;
+#pragma unroll
+                for (unsigned t = 0; t < P; ++t) v[t] = twiddle(v[t], e0 + t * es, c);
+            }
+        } else {
+#pragma unroll
+            for (unsigned t = 0; t < P; ++t) v[t] = s[sw(base, first + (t << LOGQ))];
+        }
+        dif_regs<C, LOGQ>(v, m, c.rs + LOGR - LOGQ - C, c.roots, c.p);
+        if (gout) {  // last chunk: LOGQ = 0, first = k 2^C, position first + t holds X_brev(first + t)
+            const unsigned kb = LOGR > C ? __brev(k) >> (32 - (LOGR - C)) : 0;
+            word* dst = c.out + (b << c.logn) + ((j >> c.logns) << (c.logns + LOGR)) + (j & (ns - 1)) + ((u64)kb << c.logns);
+            const u64 stride = (u64)1 << (LOGR - C + c.logns);
+#pragma unroll
+            for (unsigned t = 0; t < P; ++t) dst[brev_c(t, C) * stride] = finish(v[t], c);
+        } else {
+#pragma unroll
+            for (unsigned t = 0; t < P; ++t) s[sw(base, first + (t << LOGQ))] = v[t];
+        }
+    }
+}
+
+// Chunks I, I+1, ... of the DFT_R (four stages each, the last one LOGR mod 4 when nonzero).
+template <int LOGR, int I>
+__device__ __forceinline__ void chunks6(word* s, bool gin, bool gout, const Ctx& c) {
+    constexpr int DONE = 4 * I, LEFT = LOGR - DONE;
+    if constexpr (LEFT > 0) {
+        constexpr int C = LEFT < 4 ? LEFT : 4;
+        constexpr bool LAST = LEFT == C;
+        chunk6<LOGR, C, LEFT - C>(s, I == 0 && gin, LAST && gout, c);
+        if constexpr (!LAST) {
+            __syncthreads();
+            chunks6<LOGR, I + 1>(s, gin, gout, c);
+        }
+    }
+}
+
+template <int LOGR>
+__device__ __forceinline__ void pass6(word* s, const Ctx& c) {
+    constexpr unsigned R = 1u << LOGR, LOGT = LOGE - LOGR, T = 1u << LOGT, ROW = R + (T > 1);
+    const u64 mg = 1ull << c.logm, ns = 1ull << c.logns;
+    const bool gin = mg >= T, gout = ns >= T;
+    if (!gin) {  // load loop as in ntt_pass (elements of a group consecutive when n/R < T)
+        for (unsigned i = threadIdx.x; i < E; i += NT) {
+            unsigned tl = i >> LOGR, r = i & (R - 1);
+            u64 g = c.g0 + tl;
+            if (g < c.groups) {
+                u64 b = g >> c.logm, j = g & (mg - 1);
+                word x = c.in[(b << c.logn) + j + ((u64)r << c.logm)];
+                x = twiddle(x, ((j & (ns - 1)) * r) << (c.logm - c.logns), c);
+                s[sw(tl * ROW, r)] = x;
+            }
+        }
+        __syncthreads();
+    }
+    chunks6<LOGR, 0>(s, gin, gout, c);
+    if (!gout) {
+        __syncthreads();
+        for (unsigned i = threadIdx.x; i < E; i += NT) {
+            unsigned tl, k;
+            if (ns >= T) { k = i >> LOGT; tl = i & (T - 1); }  // (not reached: then gout)
+            else         { tl = i >> LOGR; k = i & (R - 1); }
+            u64 g = c.g0 + tl;
+            if (g < c.groups) {
+                u64 b = g >> c.logm, j = g & (mg - 1);
+                word x = s[sw(tl * ROW, __brev(k) >> (32 - LOGR))];
+                c.out[(b << c.logn) + ((j >> c.logns) << (c.logns + LOGR)) + (j & (ns - 1)) + ((u64)k << c.logns)] = finish(x, c);
+            }
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass6(
+    const word* __restrict__ in, word* __restrict__ out, u64 p64, unsigned logn, unsigned logr,
+    unsigned logns, u64 groups, const pair* __restrict__ roots, unsigned logr0,
+    const pair* __restrict__ tlo, const pair* __restrict__ thi, unsigned logl, u64 scale64,
+    u64 scaleq64)
+{
+    SHARED_WORDS(s);
+    Ctx c;
+    c.in = in; c.out = out; c.p = (word)p64; c.scale = (word)scale64; c.scaleq = (word)scaleq64;
+    c.logn = logn; c.logm = logn - logr; c.logns = logns; c.logl = logl; c.rs = logr0 - logr;
+    c.g0 = (u64)blockIdx.x << (LOGE - logr); c.groups = groups;
+    c.roots = roots; c.tlo = tlo; c.thi = thi;
+    switch (logr) {
+#define GPMP_PASS6(L) case L: pass6<L>(s, c); break;
+        GPMP_PASS6(1) GPMP_PASS6(2) GPMP_PASS6(3) GPMP_PASS6(4) GPMP_PASS6(5) GPMP_PASS6(6)
+        GPMP_PASS6(7) GPMP_PASS6(8) GPMP_PASS6(9) GPMP_PASS6(10) GPMP_PASS6(11) GPMP_PASS6(12)
+#if LOGE >= 13
+        GPMP_PASS6(13)
+#endif
+#undef GPMP_PASS6
+        default: break;
     }
 }

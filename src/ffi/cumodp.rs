@@ -1,5 +1,9 @@
 //! `gpmp_cumodp_*` (header `gpmp_cumodp.h`): CUMODP 2.0's exported univariate FFT entry points with
-//! their meaning, on the CPU. `sfixn` is `int32_t`; residues lie in [0, p) with p an odd prime
+//! their meaning. The transforms go through `nmod::ntt`, so they run on the GPU under
+//! `GPMP_BACKEND_GPU` and under AUTO from n = 2^20 (as `gpmp_nmod_ntt*`), on the CPU otherwise;
+//! `gpmp_cumodp_fftmul_uni` is then two forward NTTs, a pointwise product and an inverse NTT when p
+//! has a root of unity of the product's power-of-two length, else the CPU multi-modular product.
+//! Both backends give the same words (every route is exact). `sfixn` is `int32_t`; residues lie in [0, p) with p an odd prime
 //! < 2^31; sizes are passed as n = 2^k (both given, as in CUMODP) and polynomials as
 //! (degree, pointer) pairs. As in CUMODP the forward transform is unscaled and the inverse, given
 //! the same w, uses w^(−1) and multiplies by n^(−1). Every function returns a `gpmp_status`;
@@ -10,8 +14,16 @@
 use super::gpmp_status;
 use super::nmod::{slice_in, slice_out};
 use super::status::guard;
+use crate::int::try_zeroed;
+use crate::nmod::prime::{mulmod, primitive_root_of_unity};
 use crate::nmod::{ntt, poly_mul};
+use crate::runtime::Backend;
 use crate::{invalid, runtime, Result};
+use rayon::prelude::*;
+
+/// Product length (a power of two) from which AUTO multiplies by GPU NTTs: the row length from
+/// which `nmod::ntt` sends AUTO's transforms to the GPU.
+const AUTO_GPU_LEN: usize = 1 << 20;
 
 /// CUMODP's 32-bit signed machine integer.
 pub type sfixn = i32;
@@ -91,6 +103,33 @@ pub unsafe extern "C" fn gpmp_cumodp_list_fft_uni(X: *mut sfixn, m: sfixn, k: sf
     })
 }
 
+/// f·g mod p (f, g non-empty) by cyclic NTTs of length N = 2^⌈log2(len f + len g − 1)⌉ when the
+/// backend puts such transforms on the GPU (GPU; AUTO from [`AUTO_GPU_LEN`]) and N divides p − 1:
+/// both forward transforms as one batch of two rows, the pointwise product on the host, the inverse.
+/// `None` when that route does not apply.
+fn ntt_product(f: &[u64], g: &[u64], p: u64) -> Result<Option<Vec<u64>>> {
+    let len = f.len() + g.len() - 1;
+    let n = len.next_power_of_two();
+    let gpu = match runtime::backend() {
+        Backend::Cpu => false,
+        Backend::Gpu => true,
+        Backend::Auto => n >= AUTO_GPU_LEN && runtime::gpu_available(),
+    };
+    if !gpu || !(p - 1).is_multiple_of(n as u64) {
+        return Ok(None);
+    }
+    let w = primitive_root_of_unity(n as u64, p)?;
+    let mut rows = try_zeroed::<u64>(2 * n)?;
+    rows[..f.len()].copy_from_slice(f);
+    rows[n..n + g.len()].copy_from_slice(g);
+    ntt::ntt_many(&mut rows, n, w, p)?;
+    let (a, b) = rows.split_at_mut(n);
+    a.par_iter_mut().zip(b.par_iter()).for_each(|(x, &y)| *x = mulmod(*x, y, p));
+    ntt::intt(a, w, p)?;
+    rows.truncate(len);
+    Ok(Some(rows))
+}
+
 /// H = F·G mod p with polynomials given by degree: F has df+1 coefficients, G has dg+1, H has room
 /// for dh+1. As in CUMODP's `cumodp_fftmul_uni`: if dh ≥ df+dg only the df+dg+1 coefficients of the
 /// product are written (the rest of H is untouched), otherwise its first dh+1. Any odd prime
@@ -118,8 +157,91 @@ pub unsafe extern "C" fn gpmp_cumodp_fftmul_uni(
         let g = residues(slice_in(G, dg as usize + 1, "G")?, p, "G")?;
         let keep = (dh as usize).min(df as usize + dg as usize) + 1;
         slice_in(H as *const sfixn, keep, "H")?;
-        let h = runtime::install(|| poly_mul::poly_mul(&f, &g, p))?;
+        let h = runtime::install(|| match ntt_product(&f, &g, p)? {
+            Some(h) => Ok(h),
+            None => poly_mul::poly_mul(&f, &g, p),
+        })?;
         slice_out(H, keep, "H")?.iter_mut().zip(&h).for_each(|(d, &s)| *d = s as sfixn);
         Ok(())
     })
+}
+
+#[cfg(all(test, feature = "gpu-tests"))]
+mod gpu_tests {
+    use super::super::runtime::{gpmp_set_backend, RawBackend};
+    use super::*;
+    use crate::nmod::prime::fourier_primes;
+    use std::sync::Mutex;
+
+    /// The backend is process-wide: these tests switch it one at a time. (Tests elsewhere that
+    /// switch it concurrently cannot make these fail: every backend gives the same words.)
+    static BACKEND: Mutex<()> = Mutex::new(());
+
+    /// A C call on an array.
+    type Call<'a> = &'a dyn Fn(&mut [sfixn]) -> gpmp_status;
+
+    /// `call` on a copy of x under backend b (0 auto, 1 CPU, 2 GPU): its status and result.
+    fn on(b: i32, x: &[sfixn], call: Call) -> (gpmp_status, Vec<sfixn>) {
+        assert_eq!(gpmp_set_backend(RawBackend(b)), gpmp_status::GPMP_SUCCESS);
+        let mut y = x.to_vec();
+        let s = call(&mut y);
+        (s, y)
+    }
+
+    /// fft_uni, invfft_uni, list_fft_uni and fftmul_uni give the same words on the CPU, the GPU
+    /// and AUTO, at sizes across the GPU's pass boundaries and AUTO's threshold (2^20), for a
+    /// 31-bit and a 30-bit (lazy) Fourier prime, random and edge (all p − 1) inputs; fftmul_uni
+    /// also with a prime whose 2-adic order is too small for the NTT route.
+    #[test]
+    fn cumodp_agrees_on_both_backends() {
+        let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
+        let mut r = crate::zpoly::testing::Rng(17);
+        for p in [fourier_primes(31, 24, 1)[0], fourier_primes(30, 22, 1)[0]] {
+            let ps = p as sfixn;
+            for (k, m) in [(1i32, 3i32), (5, 2), (12, 3), (13, 1), (14, 2), (20, 1)] {
+                let n = 1i32 << k;
+                let w = primitive_root_of_unity(n as u64, p).unwrap() as sfixn;
+                for kind in 0..2 {
+                    let x: Vec<sfixn> = (0..m * n).map(|_| if kind == 0 { (r.next() % p) as sfixn } else { ps - 1 }).collect();
+                    let calls: [Call; 3] = [
+                        &|y| unsafe { gpmp_cumodp_fft_uni(y.as_mut_ptr(), n, k, w, ps) },
+                        &|y| unsafe { gpmp_cumodp_invfft_uni(y.as_mut_ptr(), n, k, w, ps) },
+                        &|y| unsafe { gpmp_cumodp_list_fft_uni(y.as_mut_ptr(), m, k, w, ps) },
+                    ];
+                    for (c, call) in calls.iter().enumerate() {
+                        let x = if c < 2 { &x[..n as usize] } else { &x[..] };
+                        let cpu = on(1, x, *call);
+                        assert_eq!(cpu.0, gpmp_status::GPMP_SUCCESS);
+                        assert!(on(2, x, *call) == cpu, "GPU p={p} k={k} m={m} kind={kind} call={c}");
+                        assert!(on(0, x, *call) == cpu, "AUTO p={p} k={k} m={m} kind={kind} call={c}");
+                    }
+                }
+            }
+            for (df, dg) in [(0i32, 0i32), (1, 0), (100, 37), (4095, 4096), ((1 << 19) + 5, (1 << 19) - 3)] {
+                let f: Vec<sfixn> = (0..=df).map(|_| (r.next() % p) as sfixn).collect();
+                let g: Vec<sfixn> = (0..=dg).map(|_| (r.next() % p) as sfixn).collect();
+                let dh = df + dg;
+                let call = |h: &mut [sfixn]| unsafe { gpmp_cumodp_fftmul_uni(dh, h.as_mut_ptr(), df, f.as_ptr(), dg, g.as_ptr(), ps) };
+                let h0 = vec![-1; dh as usize + 1];
+                let cpu = on(1, &h0, &call);
+                assert_eq!(cpu.0, gpmp_status::GPMP_SUCCESS);
+                // the CPU route is independent of the NTT one: check a few coefficients naively
+                for i in [0usize, dh as usize / 2, dh as usize] {
+                    let want = (0..=i).filter(|&j| j <= df as usize && i - j <= dg as usize).fold(0u64, |acc, j| (acc + mulmod(f[j] as u64, g[i - j] as u64, p)) % p);
+                    assert_eq!(cpu.1[i] as u64, want, "p={p} df={df} dg={dg} i={i}");
+                }
+                assert!(on(2, &h0, &call) == cpu, "GPU fftmul p={p} df={df} dg={dg}");
+                assert!(on(0, &h0, &call) == cpu, "AUTO fftmul p={p} df={df} dg={dg}");
+            }
+        }
+        // 2^11 does not divide p − 1 (2-adic order 9): the GPU backend falls back to the CPU product.
+        let p = fourier_primes(31, 9, 20).into_iter().find(|p| (p - 1) % 1024 != 0).unwrap();
+        let f: Vec<sfixn> = (0..600).map(|i| (i * 7 % p as i64) as sfixn).collect();
+        let call = |h: &mut [sfixn]| unsafe { gpmp_cumodp_fftmul_uni(1198, h.as_mut_ptr(), 599, f.as_ptr(), 599, f.as_ptr(), p as sfixn) };
+        let h0 = vec![0; 1199];
+        let cpu = on(1, &h0, &call);
+        assert_eq!(cpu.0, gpmp_status::GPMP_SUCCESS);
+        assert!(on(2, &h0, &call) == cpu);
+        assert_eq!(gpmp_set_backend(RawBackend(0)), gpmp_status::GPMP_SUCCESS);
+    }
 }

@@ -70,7 +70,7 @@ fn nvrtc_version() -> Result<String> {
     })
 }
 
-fn cache_dir() -> Option<PathBuf> {
+pub(crate) fn cache_dir() -> Option<PathBuf> {
     if std::env::var("GPMP_KERNEL_CACHE").is_ok_and(|v| v.trim().eq_ignore_ascii_case("off")) {
         return None;
     }

@@ -2,6 +2,7 @@
 //! `result` (error codes as `Result`) and the safe wrappers (contexts, streams, device buffers).
 //!
 //! - [`device`]: discovery, one lazily created context per device, the current device;
+//! - [`autotune`]: launch parameters from kernel resources and occupancy, empirical search at first use;
 //! - [`compile`]: the CUDA C kernels of `kernels/`, compiled by NVRTC at first use and cached;
 //! - [`ntt`]: batched word-size NTTs on the device;
 //! - [`gfpf`]: the generalized Fermat prime field FFT and elementwise arithmetic on the device;
@@ -11,6 +12,7 @@
 //! presence has been checked (cudarc panics when a library is missing). Every driver or compiler
 //! failure becomes a [`crate::Error`], and every entry point runs inside [`shield`], so a panic of
 //! the bindings (a missing symbol in an old driver, say) is an error too.
+pub mod autotune;
 pub mod compile;
 pub mod device;
 pub mod gfpf;

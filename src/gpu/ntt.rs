@@ -4,14 +4,19 @@
 //!
 //! The transform is a sequence of radix-R Stockham passes (`kernels/ntt.cu`), each reading and
 //! writing every word once, in 32-bit words and arithmetic when p < 2^31, else 64-bit, with lazy
-//! reduction (values in [0, 2p) between stages) when p < 2^30 or 2^62 respectively: one pass
-//! for n ≤ 2^12 (2^13 in 32-bit words), otherwise ⌈k/10⌉ passes of nearly equal radix
-//! (2^24 = 3 passes of 2^8). Twiddles are precomputed on the host with their Shoup companions
-//! ⌊t·2^bits/p⌋: the DFT_R roots (R_max/2 of them) and w^e for e < n as a product of two tables of
-//! about √n entries each.
+//! reduction (values in [0, 2p) between stages) when p < 2^30 or 2^62 respectively. A [`Variant`]
+//! is the kernel (v6 `ntt_pass6`: compile-time radix, first and last register chunks fused with
+//! the global load and store; v5 `ntt_pass`: the previous generic kernel) and the number of
+//! passes, of nearly equal radix ≤ 2^12 (2^13 in 32-bit words). The default is v6 with one pass up
+//! to 2^12 (2^13) and ⌈k/10⌉ passes above (2^24 = 3 passes of 2^8); at first use per size class
+//! [`autotune`] times the candidates (fewest passes, one more, v5) and keeps the fastest.
+//! Twiddles are precomputed on the host with their Shoup companions ⌊t·2^bits/p⌋: the DFT_R roots
+//! (R/2 of them for each radix R ≤ 2^12 or n, compact per radix) and w^e for e < n as a product of two tables of about √n entries each.
+//! [`ntt_many`] splits a batch that does not fit in free device memory.
 use super::compile::{self, Spec};
 use super::device::{self, Device};
-use super::{driver_err, shield};
+use super::{autotune, driver_err, shield};
+use crate::int::try_zeroed;
 use crate::nmod::prime::{invmod, is_prime, mulmod, powmod};
 use crate::{invalid, Error, Result};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
@@ -19,26 +24,43 @@ use std::sync::Arc;
 
 /// Threads per block (`NT` in the kernel).
 const NT: u32 = 256;
-/// Largest radix (log2) of a pass when the transform needs several.
+/// Largest radix (log2) of a pass in the default pass structure when the transform needs several.
 const MAX_LOGR: u32 = 10;
 /// Largest supported transform length (log2).
 const MAX_LOGN: u32 = 40;
+/// Largest batch (words) the autotuner times; larger batches use the default variant.
+const AUTOTUNE_MAX_WORDS: usize = 1 << 26;
 
 /// A device word: u32 (for p < 2^31) or u64.
 pub trait Word: DeviceRepr + Copy + Default + Send + Sync + 'static {
     const BITS: u32;
     fn from_u64(x: u64) -> Self;
+    fn to_u64(self) -> u64;
+    /// The host words themselves when they are already of this type (u64).
+    fn same(x: &mut [u64]) -> Option<&mut [Self]>;
 }
 impl Word for u32 {
     const BITS: u32 = 32;
     fn from_u64(x: u64) -> Self {
         x as u32
     }
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+    fn same(_: &mut [u64]) -> Option<&mut [Self]> {
+        None
+    }
 }
 impl Word for u64 {
     const BITS: u32 = 64;
     fn from_u64(x: u64) -> Self {
         x
+    }
+    fn to_u64(self) -> u64 {
+        self
+    }
+    fn same(x: &mut [u64]) -> Option<&mut [Self]> {
+        Some(x)
     }
 }
 
@@ -53,8 +75,9 @@ fn loge(word_bits: u32) -> u32 {
 
 /// Blocks per SM the kernel's register allocation must allow (`MINB`; 256 threads each, so at
 /// most 65536/(256·MINB) registers a thread). Measured on the H100 at 2^24 (bench/results/gpu-h100.md):
-/// 4 for 64-bit words (64 registers; 1 and 3 were slower), 4 for 32-bit words (5 and 6 were slower).
-/// `GPMP_NTT_MINB64` / `GPMP_NTT_MINB32` override it, for tuning on other devices.
+/// 4 for both word sizes, with v5 (64-bit: 1 and 3 slower; 32-bit: 5 and 6 slower) and with v6 (3 and
+/// 5 slower). `GPMP_NTT_MINB64` / `GPMP_NTT_MINB32` override it, for tuning on other devices (each
+/// value is another compiled module, so the autotuner does not search it).
 fn minb(word_bits: u32) -> u32 {
     let var = format!("GPMP_NTT_MINB{word_bits}");
     std::env::var(var).ok().and_then(|v| v.parse().ok()).filter(|&b| (1..=8).contains(&b)).unwrap_or(4)
@@ -85,19 +108,54 @@ pub fn specs() -> Vec<Spec> {
     vec![spec(64, false), spec(64, true), spec(32, false), spec(32, true)]
 }
 
-/// The radices (log2) of the passes for n = 2^logn: one pass up to 2^loge, else the fewest passes
-/// of radix ≤ 2^MAX_LOGR, as equal as possible, larger first.
+/// `k` radices (log2) summing to logn, as equal as possible, larger first.
+fn balanced(logn: u32, k: u32) -> Vec<u32> {
+    (0..k).map(|i| logn / k + u32::from(i < logn % k)).collect()
+}
+
+/// The default radices (log2) of the passes for n = 2^logn: one pass up to 2^loge, else the
+/// fewest passes of radix ≤ 2^MAX_LOGR.
 fn pass_radices(logn: u32, loge: u32) -> Vec<u32> {
     if logn <= loge {
         return vec![logn];
     }
-    let k = logn.div_ceil(MAX_LOGR);
-    (0..k).map(|i| logn / k + u32::from(i < logn % k)).collect()
+    balanced(logn, logn.div_ceil(MAX_LOGR))
 }
 
-/// The number of passes (each one read and one write of every word) for length 2^logn modulo p.
+/// The number of passes (each one read and one write of every word) of the default pass structure
+/// for length 2^logn modulo p.
 pub fn passes(logn: u32, p: u64) -> usize {
     pass_radices(logn, loge(if p < 1 << 31 { 32 } else { 64 })).len()
+}
+
+/// A pass structure: the kernel (v6 `ntt_pass6` or v5 `ntt_pass`) and the number of passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub v6: bool,
+    pub passes: u32,
+}
+
+impl Variant {
+    pub fn label(&self) -> String {
+        format!("v{}/{}", if self.v6 { 6 } else { 5 }, self.passes)
+    }
+}
+
+/// The candidates for length 2^logn, the default first: v6 with the default passes, v6 with the
+/// fewest passes and one more (from 2^10 on), v5 with the default passes.
+fn variants(logn: u32, loge: u32) -> Vec<Variant> {
+    let d = pass_radices(logn, loge).len() as u32;
+    let mut v = vec![Variant { v6: true, passes: d }];
+    if logn >= 10 {
+        let kmin = logn.div_ceil(loge);
+        for k in [kmin, kmin + 1] {
+            if !v.iter().any(|x| x.passes == k) {
+                v.push(Variant { v6: true, passes: k });
+            }
+        }
+    }
+    v.push(Variant { v6: false, passes: d });
+    v
 }
 
 /// ⌊t·2^bits/p⌋, the Shoup companion of t < p (bits = 32 needs p < 2^31, 64 needs p < 2^63).
@@ -131,19 +189,22 @@ pub fn check_params(n: usize, w: u64, p: u64) -> Result<u32> {
     Ok(n.trailing_zeros())
 }
 
-/// A transform ready to run on one device in words of W (u32 needs p < 2^31): its passes,
-/// twiddle tables and kernel.
+/// A transform ready to run on one device in words of W (u32 needs p < 2^31): its twiddle tables,
+/// kernels and candidate pass structures.
 pub struct Plan<W: Word> {
     logn: u32,
     p: u64,
-    radices: Vec<u32>,
-    logr0: u32,
     logl: u32,
     roots: CudaSlice<W>,
     tlo: CudaSlice<W>,
     thi: CudaSlice<W>,
     scale: (u64, u64),
-    func: CudaFunction,
+    /// `ntt_pass` (v5) and `ntt_pass6` (v6).
+    funcs: [CudaFunction; 2],
+    /// The launchable candidates, the default first.
+    variants: Vec<Variant>,
+    /// The autotuner's key without the size class.
+    key: String,
 }
 
 impl<W: Word> Plan<W> {
@@ -158,41 +219,119 @@ impl<W: Word> Plan<W> {
             return invalid!("modulus {p} needs 64-bit words");
         }
         let w = if inverse { invmod(w, p) } else { w };
-        let radices = pass_radices(logn, loge(W::BITS));
-        let logr0 = *radices.iter().max().expect("at least one pass");
+        // The roots of every radix 2^l a variant may use (l ≤ logr0), each radix's R/2 roots
+        // contiguous at entry R/2 − 1, so that a pass reads a compact table (one strided table for
+        // the largest radix spread the lane-varying root loads over 16× more cache lines).
+        let logr0 = logn.min(loge(W::BITS));
         let logl = logn.div_ceil(2);
-        let roots = power_table::<W>(powmod(w, (n >> logr0) as u64, p), 1 << (logr0 - 1), p);
+        let roots: Vec<W> = (1..=logr0).flat_map(|l| power_table::<W>(powmod(w, (n >> l) as u64, p), 1 << (l - 1), p)).collect();
         let tlo = power_table::<W>(w, 1 << logl, p);
         let thi = power_table::<W>(powmod(w, 1 << logl, p), 1 << (logn - logl), p);
         let scale = if inverse { invmod(n as u64 % p, p) } else { 1 };
-        let func = compile::module(dev, &spec(W::BITS, p >> (W::BITS - 2) == 0))?.load_function("ntt_pass").map_err(|e| driver_err("cuModuleGetFunction", e))?;
+        let spec = spec(W::BITS, p >> (W::BITS - 2) == 0);
+        let module = compile::module(dev, &spec)?;
+        let load = |name| module.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e));
+        let funcs = [load("ntt_pass")?, load("ntt_pass6")?];
+        // Launch shape from the kernels' resources: a kernel that cannot keep one block of NT
+        // threads with the largest shared-memory request resident is never launched.
+        let shared = shared_bytes(W::BITS, logr0) as usize;
+        let mut launchable = [false; 2];
+        for (ok, f) in launchable.iter_mut().zip(&funcs) {
+            *ok = autotune::resources(dev, f, NT, shared)?.blocks_per_sm > 0;
+        }
+        let variants: Vec<Variant> = variants(logn, loge(W::BITS)).into_iter().filter(|v| launchable[usize::from(v.v6)]).collect();
+        if variants.is_empty() {
+            return Err(Error::Cuda(format!("no NTT kernel can run on {} with {NT} threads a block", dev.name)));
+        }
+        let key = autotune::key(dev, &spec, &format!("ntt 2^{logn}"));
         let up = |t: &[W]| stream.clone_htod(t).map_err(|e| driver_err("cuMemcpyHtoD", e));
         Ok(Plan {
             logn,
             p,
-            logr0,
             logl,
             roots: up(&roots)?,
             tlo: up(&tlo)?,
             thi: up(&thi)?,
             scale: (scale, companion(scale, p, W::BITS)),
-            radices,
-            func,
+            funcs,
+            variants,
+            key,
         })
+    }
+
+    /// The candidate pass structures, the default first.
+    pub fn variants(&self) -> &[Variant] {
+        &self.variants
     }
 
     /// Transforms the `count` vectors in `x` (each entry < p), ping-ponging with `y` (both of at
     /// least count·n words); returns whether the result ended in `y` (else in `x`). Asynchronous on
-    /// `stream`.
+    /// `stream`, except that the first call per size class may time the variants (see [`autotune`]).
     pub fn run(&self, stream: &Arc<CudaStream>, count: usize, x: &mut CudaSlice<W>, y: &mut CudaSlice<W>) -> Result<bool> {
+        let total = self.total(count)?;
+        let v = self.choose(stream, total)?;
+        self.run_variant(stream, v, count, x, y)
+    }
+
+    fn total(&self, count: usize) -> Result<usize> {
         let total = count.checked_shl(self.logn).filter(|t| t >> self.logn == count);
-        let total = total.ok_or_else(|| Error::SizeTooLarge(format!("{count} transforms of 2^{}", self.logn)))?;
+        total.ok_or_else(|| Error::SizeTooLarge(format!("{count} transforms of 2^{}", self.logn)))
+    }
+
+    /// The variant for `total` words: the autotuner's choice for the size class ⌈log2 total⌉,
+    /// timed on scratch buffers of that size with random residues.
+    fn choose(&self, stream: &Arc<CudaStream>, total: usize) -> Result<Variant> {
+        if self.variants.len() == 1 || !autotune::enabled() || total > AUTOTUNE_MAX_WORDS {
+            return Ok(self.variants[0]);
+        }
+        let class = total.next_power_of_two();
+        let count = class >> self.logn;
+        let key = format!("{} | total {class}", self.key);
+        let labels: Vec<String> = self.variants.iter().map(Variant::label).collect();
+        let mut scratch = None;
+        let i = autotune::choose(&key, &labels, |i| {
+            if scratch.is_none() {
+                scratch = Some(self.random_buffers(stream, class)?);
+            }
+            let (a, b) = scratch.as_mut().expect("just made");
+            autotune::time_ms(stream, 3, || self.run_variant(stream, self.variants[i], count, a, b).map(|_| ()))
+        });
+        Ok(self.variants[i])
+    }
+
+    /// Two device buffers of `len` words, the first holding random residues.
+    fn random_buffers(&self, stream: &Arc<CudaStream>, len: usize) -> Result<(CudaSlice<W>, CudaSlice<W>)> {
+        let (mut a, b) = buffers::<W>(stream, len)?;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let chunk: Vec<W> = (0..len.min(1 << 20))
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                W::from_u64(seed % self.p)
+            })
+            .collect();
+        for off in (0..len).step_by(chunk.len()) {
+            let m = chunk.len().min(len - off);
+            stream.memcpy_htod(&chunk[..m], &mut a.slice_mut(off..off + m)).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+        }
+        Ok((a, b))
+    }
+
+    /// [`Plan::run`] with the pass structure `v` (one of [`Plan::variants`]).
+    pub fn run_variant(&self, stream: &Arc<CudaStream>, v: Variant, count: usize, x: &mut CudaSlice<W>, y: &mut CudaSlice<W>) -> Result<bool> {
+        let total = self.total(count)?;
         if x.len() < total || y.len() < total {
             return invalid!("device buffers hold {} and {} words, {total} needed", x.len(), y.len());
         }
+        if !self.variants.contains(&v) {
+            return invalid!("{v:?} is not a pass structure of this plan");
+        }
+        let func = &self.funcs[usize::from(v.v6)];
         let mut in_y = false;
         let mut logns = 0;
-        for (i, &logr) in self.radices.iter().enumerate() {
+        let radices = balanced(self.logn, v.passes);
+        for (i, &logr) in radices.iter().enumerate() {
             let groups = (total >> logr) as u64;
             let blocks = groups.div_ceil(1 << (loge(W::BITS) - logr));
             if blocks > i32::MAX as u64 {
@@ -200,14 +339,16 @@ impl<W: Word> Plan<W> {
             }
             let shared_mem_bytes = shared_bytes(W::BITS, logr);
             let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (NT, 1, 1), shared_mem_bytes };
-            let last = i + 1 == self.radices.len();
+            let last = i + 1 == radices.len();
             let (scale, scaleq) = if last { self.scale } else { (1, 0) };
             let (src, dst) = if in_y { (&*y, &mut *x) } else { (&*x, &mut *y) };
-            let mut b = stream.launch_builder(&self.func);
+            let roots = self.roots.slice(2 * ((1 << (logr - 1)) - 1)..);
+            let mut b = stream.launch_builder(func);
             b.arg(src).arg(dst).arg(&self.p).arg(&self.logn).arg(&logr).arg(&logns).arg(&groups);
-            b.arg(&self.roots).arg(&self.logr0).arg(&self.tlo).arg(&self.thi).arg(&self.logl).arg(&scale).arg(&scaleq);
-            // SAFETY: the arguments match ntt_pass's signature; src and dst hold `total` words and
-            // every index the kernel forms is below `total` (b < count, j < n/R, r, k < R).
+            b.arg(&roots).arg(&logr).arg(&self.tlo).arg(&self.thi).arg(&self.logl).arg(&scale).arg(&scaleq);
+            // SAFETY: the arguments match the signature of ntt_pass and ntt_pass6; src and dst hold
+            // `total` words and every index the kernels form is below `total` (b < count,
+            // j < n/R, r, k < R); logr ≤ LOGE, and `roots` holds the R/2 roots of radix R.
             unsafe { b.launch(cfg) }.map_err(|e| driver_err("ntt_pass launch", e))?;
             in_y = !in_y;
             logns += logr;
@@ -230,9 +371,15 @@ pub fn buffers<W: Word>(stream: &Arc<CudaStream>, len: usize) -> Result<(CudaSli
     })
 }
 
-/// `count` NTTs of length n in place (host memory in and out), on the current device.
+/// `count` NTTs of length n in place (host memory in and out), on the current device, in batches
+/// of as many rows as fit in three quarters of the free device memory (at least one row).
 /// `x.len()` must be count·n and every entry below p.
 pub fn ntt_many(x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
+    ntt_many_batched(x, count, n, w, p, inverse, usize::MAX)
+}
+
+/// [`ntt_many`] with at most `max_rows` rows a batch.
+fn ntt_many_batched(x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inverse: bool, max_rows: usize) -> Result<()> {
     check_params(n, w, p)?;
     if count.checked_mul(n) != Some(x.len()) {
         return invalid!("{} words given for {count} transforms of length {n}", x.len());
@@ -246,31 +393,54 @@ pub fn ntt_many(x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inverse: 
     }
     shield("GPU NTT", || {
         if p < 1 << 31 {
-            let mut words: Vec<u32> = x.iter().map(|&v| v as u32).collect();
-            ntt_words(&dev, &mut words, count, n, w, p, inverse)?;
-            x.iter_mut().zip(&words).for_each(|(d, &s)| *d = s as u64);
-            Ok(())
+            ntt_words::<u32>(&dev, x, count, n, w, p, inverse, max_rows)
         } else {
-            ntt_words(&dev, x, count, n, w, p, inverse)
+            ntt_words::<u64>(&dev, x, count, n, w, p, inverse, max_rows)
         }
     })
 }
 
 /// [`ntt_many`] on words of W, checked arguments.
-fn ntt_words<W: Word>(dev: &Device, x: &mut [W], count: usize, n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
+#[allow(clippy::too_many_arguments)]
+fn ntt_words<W: Word>(dev: &Device, x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inverse: bool, max_rows: usize) -> Result<()> {
     let stream = dev.stream()?;
     let plan = Plan::<W>::new(dev, &stream, n, w, p, inverse)?;
-    let (mut a, mut b) = buffers::<W>(&stream, x.len())?;
-    stream.memcpy_htod(&*x, &mut a).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
-    let in_b = plan.run(&stream, count, &mut a, &mut b)?;
-    stream.memcpy_dtoh(if in_b { &b } else { &a }, x).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
-    stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))
+    let (free, _) = dev.ctx.mem_get_info().map_err(|e| driver_err("cuMemGetInfo", e))?;
+    let row_bytes = (2 * n).saturating_mul(W::BITS as usize / 8);
+    let rows = (free / 4 * 3 / row_bytes).clamp(1, count.min(max_rows));
+    let (mut a, mut b) = buffers::<W>(&stream, rows * n)?;
+    let mut staging: Vec<W> = if W::same(&mut []).is_some() { Vec::new() } else { try_zeroed(rows * n)? };
+    for batch in x.chunks_mut(rows * n) {
+        let c = batch.len() / n;
+        let len = batch.len();
+        match W::same(batch) {
+            Some(words) => stream.memcpy_htod(&*words, &mut a.slice_mut(..len)),
+            None => {
+                staging[..len].iter_mut().zip(batch.iter()).for_each(|(d, &s)| *d = W::from_u64(s));
+                stream.memcpy_htod(&staging[..len], &mut a.slice_mut(..len))
+            }
+        }
+        .map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+        let in_b = plan.run(&stream, c, &mut a, &mut b)?;
+        let res = if in_b { &b } else { &a };
+        match W::same(batch) {
+            Some(words) => stream.memcpy_dtoh(&res.slice(..len), words),
+            None => stream.memcpy_dtoh(&res.slice(..len), &mut staging[..len]),
+        }
+        .map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+        stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
+        if W::same(batch).is_none() {
+            batch.iter_mut().zip(&staging[..len]).for_each(|(d, s)| *d = s.to_u64());
+        }
+    }
+    Ok(())
 }
 
 /// Kernel-only time of `count` forward NTTs of length n on the current device, in milliseconds:
 /// the median of `reps` runs timed by events after a warm-up run, on random device-resident data
-/// (32-bit words when p < 2^31).
-pub fn time_device(count: usize, n: usize, w: u64, p: u64, reps: usize) -> Result<f64> {
+/// (32-bit words when p < 2^31), for every candidate pass structure; the autotuner's choice
+/// (the default when `GPMP_AUTOTUNE=off`) is marked.
+pub fn time_device(count: usize, n: usize, w: u64, p: u64, reps: usize) -> Result<Vec<(Variant, f64, bool)>> {
     let dev = device::current()?;
     if p < 1 << 31 {
         time_words::<u32>(&dev, count, n, w, p, reps)
@@ -279,39 +449,19 @@ pub fn time_device(count: usize, n: usize, w: u64, p: u64, reps: usize) -> Resul
     }
 }
 
-fn time_words<W: Word>(dev: &Device, count: usize, n: usize, w: u64, p: u64, reps: usize) -> Result<f64> {
+fn time_words<W: Word>(dev: &Device, count: usize, n: usize, w: u64, p: u64, reps: usize) -> Result<Vec<(Variant, f64, bool)>> {
     shield("GPU NTT timing", || {
         let stream = dev.stream()?;
         let plan = Plan::<W>::new(dev, &stream, n, w, p, false)?;
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let data: Vec<W> = (0..count * n)
-            .map(|_| {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                W::from_u64(seed % p)
-            })
-            .collect();
-        let (mut a, mut b) = buffers::<W>(&stream, data.len())?;
-        let ev = |s: &Arc<CudaStream>| {
-            s.context()
-                .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(|e| driver_err("cuEventCreate", e))
-        };
-        let (start, end) = (ev(&stream)?, ev(&stream)?);
-        let mut times = Vec::with_capacity(reps);
-        for i in 0..=reps {
-            stream.memcpy_htod(&data, &mut a).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
-            start.record(&stream).map_err(|e| driver_err("cuEventRecord", e))?;
-            plan.run(&stream, count, &mut a, &mut b)?;
-            end.record(&stream).map_err(|e| driver_err("cuEventRecord", e))?;
-            end.synchronize().map_err(|e| driver_err("cuEventSynchronize", e))?;
-            if i > 0 {
-                times.push(start.elapsed_ms(&end).map_err(|e| driver_err("cuEventElapsedTime", e))? as f64);
-            }
+        let total = plan.total(count)?;
+        let chosen = plan.choose(&stream, total)?;
+        let (mut a, mut b) = plan.random_buffers(&stream, total)?;
+        let mut out = Vec::new();
+        for &v in plan.variants() {
+            let ms = autotune::time_ms(&stream, reps, || plan.run_variant(&stream, v, count, &mut a, &mut b).map(|_| ()))?;
+            out.push((v, ms, v == chosen));
         }
-        times.sort_by(f64::total_cmp);
-        Ok(times.get(times.len() / 2).copied().unwrap_or(f64::NAN))
+        Ok(out)
     })
 }
 
@@ -334,6 +484,24 @@ mod tests {
         assert_eq!(pass_radices(24, 12), vec![8, 8, 8]);
         assert_eq!(pass_radices(12, 12), vec![12]);
         assert_eq!(pass_radices(13, 13), vec![13]);
+    }
+
+    #[test]
+    fn every_variant_covers_the_length() {
+        for bits in [32, 64] {
+            for logn in 1..=MAX_LOGN {
+                let v = variants(logn, loge(bits));
+                assert_eq!(v[0], Variant { v6: true, passes: pass_radices(logn, loge(bits)).len() as u32 });
+                assert!(v.iter().any(|x| !x.v6), "v5 is always a candidate");
+                for x in &v {
+                    let r = balanced(logn, x.passes);
+                    assert_eq!(r.iter().sum::<u32>(), logn);
+                    assert!(r.iter().all(|l| (1..=loge(bits)).contains(l)), "{logn} {x:?}");
+                }
+            }
+        }
+        assert_eq!(balanced(24, 2), vec![12, 12]);
+        assert_eq!(balanced(23, 3), vec![8, 8, 7]);
     }
 
     #[test]
@@ -468,6 +636,114 @@ mod tests {
                     assert!(y == x, "inverse p={p} n=2^{logn}");
                 }
             }
+        }
+
+        /// Every candidate pass structure of the plan (v6 and v5, each pass count the autotuner may
+        /// pick) against the naive DFT, at every length up to 2^13 and counts 1 and 3 (partial
+        /// blocks), sampled at 2^16..2^24 (two and three passes), for lazy and non-lazy primes in
+        /// both word sizes; the inverse plan restores the input.
+        #[test]
+        fn every_variant_matches_naive_dft() {
+            let dev = device::current().unwrap();
+            let stream = dev.stream().unwrap();
+            let mut r = rng(5);
+            for p in primes() {
+                for logn in (1..=13u32).chain([16, 20, 22, 24]) {
+                    let n = 1usize << logn;
+                    if (p - 1) % n as u64 != 0 {
+                        continue;
+                    }
+                    let w = primitive_root_of_unity(n as u64, p).unwrap();
+                    for count in [1usize, 3] {
+                        if logn > 13 && count > 1 {
+                            continue;
+                        }
+                        let x: Vec<u64> = (0..count * n).map(|_| r() % p).collect();
+                        // (position, expected word): every output up to 2^11, else 4 samples.
+                        let want: Vec<(usize, u64)> = if logn <= 11 {
+                            (0..count).flat_map(|c| naive(&x[c * n..(c + 1) * n], w, p, false).into_iter().enumerate().map(move |(i, v)| (c * n + i, v))).collect()
+                        } else {
+                            (0..4)
+                                .map(|_| {
+                                    let (c, i) = ((r() % count as u64) as usize, (r() % n as u64) as usize);
+                                    let wi = powmod(w, i as u64, p);
+                                    let (mut acc, mut t) = (0u64, 1u64);
+                                    for &xj in &x[c * n..(c + 1) * n] {
+                                        acc = ((acc as u128 + mulmod(xj, t, p) as u128) % p as u128) as u64;
+                                        t = mulmod(t, wi, p);
+                                    }
+                                    (c * n + i, acc)
+                                })
+                                .collect()
+                        };
+                        let check = |y: &[u64], what: &str| {
+                            for &(i, v) in &want {
+                                assert_eq!(y[i], v, "{what} p={p} n=2^{logn} count={count} at {i}");
+                            }
+                        };
+                        if p < 1 << 31 {
+                            all_variants::<u32>(&dev, &stream, &x, count, n, w, p, &check);
+                        } else {
+                            all_variants::<u64>(&dev, &stream, &x, count, n, w, p, &check);
+                        }
+                    }
+                }
+            }
+        }
+
+        /// Runs every variant forward on x, checks the result with `check`, then the inverse
+        /// plan's default on the result, which must give x back.
+        #[allow(clippy::too_many_arguments)]
+        fn all_variants<W: Word>(dev: &Device, stream: &Arc<CudaStream>, x: &[u64], count: usize, n: usize, w: u64, p: u64, check: &dyn Fn(&[u64], &str)) {
+            let fwd = Plan::<W>::new(dev, stream, n, w, p, false).unwrap();
+            let inv = Plan::<W>::new(dev, stream, n, w, p, true).unwrap();
+            let host: Vec<W> = x.iter().map(|&v| W::from_u64(v)).collect();
+            let (mut a, mut b) = buffers::<W>(stream, x.len()).unwrap();
+            for &v in fwd.variants() {
+                for &vi in inv.variants() {
+                    stream.memcpy_htod(&host, &mut a).unwrap();
+                    let in_b = fwd.run_variant(stream, v, count, &mut a, &mut b).unwrap();
+                    let y: Vec<u64> = stream.clone_dtoh(if in_b { &b } else { &a }).unwrap().into_iter().map(W::to_u64).collect();
+                    check(&y, &v.label());
+                    let (s, d) = if in_b { (&mut b, &mut a) } else { (&mut a, &mut b) };
+                    let back = inv.run_variant(stream, vi, count, s, d).unwrap();
+                    let z: Vec<u64> = stream.clone_dtoh(if back { &*d } else { &*s }).unwrap().into_iter().map(W::to_u64).collect();
+                    assert!(z == x, "inverse {} after {} p={p} n={n} count={count}", vi.label(), v.label());
+                }
+            }
+        }
+
+        /// A batch split into pieces of two rows (as when it exceeds free device memory) gives the
+        /// same rows as the naive DFT.
+        #[test]
+        fn batches_split_by_memory_match() {
+            let mut r = rng(9);
+            for p in [fourier_primes(62, 30, 1)[0], fourier_primes(31, 24, 1)[0]] {
+                let (n, count) = (1usize << 9, 5usize);
+                let w = primitive_root_of_unity(n as u64, p).unwrap();
+                let x: Vec<u64> = (0..count * n).map(|_| r() % p).collect();
+                let mut y = x.clone();
+                ntt_many_batched(&mut y, count, n, w, p, false, 2).unwrap();
+                for c in 0..count {
+                    assert!(y[c * n..(c + 1) * n] == naive(&x[c * n..(c + 1) * n], w, p, false)[..], "p={p} c={c}");
+                }
+                ntt_many_batched(&mut y, count, n, w, p, true, 3).unwrap();
+                assert!(y == x);
+            }
+        }
+
+        /// Device out of memory (an absurd size) is `GPMP_OUT_OF_MEMORY` through the C status, and
+        /// a bad device index is refused without changing the current device.
+        #[test]
+        fn out_of_memory_and_bad_device_statuses() {
+            use crate::ffi::gpmp_status;
+            let dev = device::current().unwrap();
+            let stream = dev.stream().unwrap();
+            let st = crate::ffi::status::guard("test", || buffers::<u64>(&stream, 1 << 40).map(|_| ()));
+            assert_eq!(st, gpmp_status::GPMP_OUT_OF_MEMORY);
+            let before = device::current_ordinal();
+            assert_eq!(crate::ffi::status::guard("test", || device::set_current(device::device_count() as i64)), gpmp_status::GPMP_INVALID_ARGUMENT);
+            assert_eq!(device::current_ordinal(), before);
         }
 
         #[test]

@@ -1,0 +1,156 @@
+//! Launch parameters: from the compiled kernel's resources and the device's occupancy limits
+//! (`cuFuncGetAttribute`, `cuOccupancyMaxActiveBlocksPerMultiprocessor`, i.e. formula (4.1) of
+//! KLARAPTOR, Mohajerani 2021 §4.2.2), and for the hot kernels a short empirical search at first
+//! use: each candidate configuration is timed (CUDA events, median of a few runs after a warm-up)
+//! and the fastest is kept per key. The key names the kernel, its compile options, the
+//! architecture, the driver and the size class, so a decision is never reused for another build
+//! or device. Decisions are cached in memory and on disk (`autotune.txt` beside the kernel cache,
+//! one `key<TAB>choice` line each; `GPMP_KERNEL_CACHE=off` keeps them in memory only);
+//! `GPMP_AUTOTUNE=off` disables the search (the first candidate, the static default, is used).
+use super::device::Device;
+use super::{compile, driver_err};
+use crate::Result;
+use cudarc::driver::{CudaFunction, CudaStream};
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What the driver reports for one kernel at one launch shape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Resources {
+    /// Registers a thread.
+    pub regs: i32,
+    /// Local memory (spills, stack) a thread, in bytes.
+    pub local_bytes: i32,
+    /// Resident blocks a multiprocessor at `threads` threads and the given dynamic shared memory.
+    pub blocks_per_sm: u32,
+    /// Resident warps a multiprocessor over the device's maximum (the occupancy).
+    pub occupancy: f64,
+}
+
+/// The resources of `func` launched with `threads` threads a block and `shared` bytes of dynamic
+/// shared memory; `blocks_per_sm` = 0 means the launch cannot run on this device.
+pub fn resources(dev: &Device, func: &CudaFunction, threads: u32, shared: usize) -> Result<Resources> {
+    let regs = func.num_regs().map_err(|e| driver_err("cuFuncGetAttribute", e))?;
+    let local_bytes = func.local_size_bytes().map_err(|e| driver_err("cuFuncGetAttribute", e))?;
+    let blocks_per_sm = func
+        .occupancy_max_active_blocks_per_multiprocessor(threads, shared, None)
+        .map_err(|e| driver_err("cuOccupancyMaxActiveBlocksPerMultiprocessor", e))?;
+    let max_threads = dev
+        .ctx
+        .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)
+        .map_err(|e| driver_err("cuDeviceGetAttribute", e))?;
+    let occupancy = (blocks_per_sm * threads) as f64 / max_threads.max(1) as f64;
+    Ok(Resources { regs, local_bytes, blocks_per_sm, occupancy })
+}
+
+/// Whether the empirical search runs (`GPMP_AUTOTUNE` is not `off`).
+pub fn enabled() -> bool {
+    !std::env::var("GPMP_AUTOTUNE").is_ok_and(|v| v.trim().eq_ignore_ascii_case("off"))
+}
+
+/// The decisions made so far in this process, and those read from disk.
+fn cache() -> &'static Mutex<HashMap<String, String>> {
+    static C: OnceLock<Mutex<HashMap<String, String>>> = OnceLock::new();
+    C.get_or_init(|| {
+        let mut m = HashMap::new();
+        if let Some(text) = disk_file().and_then(|f| std::fs::read_to_string(f).ok()) {
+            for line in text.lines() {
+                if let Some((k, v)) = line.split_once('\t') {
+                    m.insert(k.to_string(), v.to_string());
+                }
+            }
+        }
+        Mutex::new(m)
+    })
+}
+
+fn disk_file() -> Option<std::path::PathBuf> {
+    compile::cache_dir().map(|d| d.join("autotune.txt"))
+}
+
+/// The key of a decision: `what` (kernel and size class) with the device's architecture and
+/// driver and the compile options of the kernel's module. Tabs and newlines become spaces.
+pub fn key(dev: &Device, spec: &compile::Spec, what: &str) -> String {
+    let opts = compile::options(spec, &dev.arch()).map(|o| o.join(" ")).unwrap_or_default();
+    format!("{what} | {} | {opts} | driver {}", dev.name, dev.driver_version).replace(['\t', '\n'], " ")
+}
+
+/// The index of the fastest of `labels` for `key`: from the cache, else by timing each with
+/// `time` (milliseconds; a candidate whose timing fails is skipped) and recording the winner.
+/// Index 0, the default, when the search is disabled or every timing fails (then nothing is
+/// recorded, so a later call tries again).
+pub fn choose(key: &str, labels: &[String], mut time: impl FnMut(usize) -> Result<f64>) -> usize {
+    if labels.len() <= 1 || !enabled() {
+        return 0;
+    }
+    if let Some(i) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(key).and_then(|l| labels.iter().position(|x| x == l)) {
+        return i;
+    }
+    let mut best: Option<(f64, usize)> = None;
+    for i in 0..labels.len() {
+        if let Ok(ms) = time(i) {
+            if ms.is_finite() && best.is_none_or(|(b, _)| ms < b) {
+                best = Some((ms, i));
+            }
+        }
+    }
+    let Some((_, i)) = best else { return 0 };
+    cache().lock().unwrap_or_else(|e| e.into_inner()).insert(key.to_string(), labels[i].clone());
+    if let Some(f) = disk_file() {
+        // Best effort: one short appended line (O_APPEND keeps concurrent writers' lines whole).
+        let _ = f.parent().map(std::fs::create_dir_all);
+        if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(&f) {
+            let _ = file.write_all(format!("{key}\t{}\n", labels[i]).as_bytes());
+        }
+    }
+    i
+}
+
+/// The median over `reps` runs of `f` (after one warm-up run) in milliseconds, timed by events on
+/// `stream`.
+pub fn time_ms(stream: &Arc<CudaStream>, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    let ev = || {
+        stream.context().new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| driver_err("cuEventCreate", e))
+    };
+    let (start, end) = (ev()?, ev()?);
+    let mut times = Vec::with_capacity(reps);
+    for i in 0..=reps {
+        start.record(stream).map_err(|e| driver_err("cuEventRecord", e))?;
+        f()?;
+        end.record(stream).map_err(|e| driver_err("cuEventRecord", e))?;
+        end.synchronize().map_err(|e| driver_err("cuEventSynchronize", e))?;
+        if i > 0 {
+            times.push(start.elapsed_ms(&end).map_err(|e| driver_err("cuEventElapsedTime", e))? as f64);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times.get(times.len() / 2).copied().unwrap_or(f64::NAN))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A decision is the fastest candidate, is recorded, and is then served without timing.
+    #[test]
+    fn the_fastest_candidate_is_chosen_once() {
+        if !enabled() {
+            eprintln!("skipped: GPMP_AUTOTUNE=off");
+            return;
+        }
+        let labels: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        let key = format!("test key {}", std::process::id());
+        let ms = [3.0, 1.0, 2.0];
+        let mut calls = 0;
+        assert_eq!(choose(&key, &labels, |i| { calls += 1; Ok(ms[i]) }), 1);
+        assert_eq!(calls, 3);
+        assert_eq!(choose(&key, &labels, |_| panic!("timed again")), 1);
+        // failing timings are skipped; all failing gives the default and records nothing
+        let key2 = format!("{key} 2");
+        assert_eq!(choose(&key2, &labels, |i| if i == 2 { Ok(1.0) } else { Err(crate::Error::Cuda("x".into())) }), 2);
+        let key3 = format!("{key} 3");
+        assert_eq!(choose(&key3, &labels, |_| Err(crate::Error::Cuda("x".into()))), 0);
+        assert!(!cache().lock().unwrap().contains_key(&key3));
+    }
+}
