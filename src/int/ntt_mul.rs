@@ -7,8 +7,7 @@
 //! three 50-bit primes (M > 2^149.9) while m ≤ 2^21 (products up to 2^28 bits per operand),
 //! four beyond.
 use super::ceil_log2;
-use crate::nmod::multimod::{convolve, give, take};
-use crate::nmod::reduce::Modulus;
+use crate::nmod::multimod::{convolve, give, take, words_mod as limbs_mod};
 use crate::Result;
 
 /// r = a·b for non-empty a, b (r has exactly a.len() + b.len() limbs; a and b may be the same
@@ -42,13 +41,4 @@ pub fn ntt_mul(a: &[u64], b: &[u64], r: &mut [u64]) -> Result<()> {
     debug_assert_eq!(carry, 0);
     give(rows);
     Ok(())
-}
-
-/// The engine's fill function for a limb vector: each limb reduced mod p.
-fn limbs_mod(a: &[u64]) -> impl Fn(usize, &Modulus, usize, &mut [u64]) + Sync + '_ {
-    move |_, m, first, out| {
-        for (o, &x) in out.iter_mut().zip(&a[first..]) {
-            *o = m.reduce(x);
-        }
-    }
 }
