@@ -56,7 +56,7 @@ impl Drop for Residues {
 
 /// Words of recycled buffers kept between calls (128 MiB): fresh multi-megabyte buffers cost page
 /// faults (or a memset) on every call, as much as the transforms themselves at mid sizes.
-const POOL_WORDS: usize = 1 << 24;
+const POOL_WORDS: usize = 1 << 26;
 
 fn pool() -> &'static Mutex<Vec<Vec<u64>>> {
     static POOL: OnceLock<Mutex<Vec<Vec<u64>>>> = OnceLock::new();

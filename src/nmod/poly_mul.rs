@@ -14,6 +14,7 @@
 //! b ≤ 126 + ⌈log2 m⌉: three primes (Q > 2^149.9) while m ≤ 2^23, fewer for small p.
 use super::multimod::{self, Fill};
 use super::prime::{check_modulus, check_reduced};
+use super::reduce::Modulus;
 use crate::int::try_zeroed;
 use crate::Result;
 use rayon::prelude::*;
@@ -23,29 +24,44 @@ const SCHOOLBOOK_MAX: usize = 24;
 
 /// f·g mod p (flen + glen − 1 coefficients; empty when f or g is). Entries must be < p.
 pub fn poly_mul(f: &[u64], g: &[u64], p: u64) -> Result<Vec<u64>> {
+    let hlen = if f.is_empty() || g.is_empty() { 0 } else { f.len() + g.len() - 1 };
+    let mut h = multimod::fresh(hlen)?;
+    poly_mul_into(f, g, p, &mut h)?;
+    Ok(h)
+}
+
+/// h = f·g mod p into the caller's h (flen + glen − 1 entries; nothing when f or g is empty).
+/// Entries of f, g must be < p. h is written only at the end, after every step that can fail.
+pub fn poly_mul_into(f: &[u64], g: &[u64], p: u64, h: &mut [u64]) -> Result<()> {
     check_modulus(p)?;
     check_reduced(f, p, "f")?;
     check_reduced(g, p, "g")?;
     if f.is_empty() || g.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
     let hlen = f.len() + g.len() - 1;
+    assert_eq!(h.len(), hlen, "poly_mul_into: h must hold flen + glen − 1 entries");
     if f.len().min(g.len()) <= SCHOOLBOOK_MAX {
-        return schoolbook(f, g, p);
+        h.copy_from_slice(&schoolbook(f, g, p)?);
+        return Ok(());
+    }
+    let n = hlen.next_power_of_two().max(super::plan::MIN_NTT);
+    if (p - 1) % (2 * n as u64) == 0 {
+        // Entries are already residues mod p: copied as they are.
+        let ff = |_: usize, _: &Modulus, first: usize, out: &mut [u64]| out.copy_from_slice(&f[first..first + out.len()]);
+        let fg = |_: usize, _: &Modulus, first: usize, out: &mut [u64]| out.copy_from_slice(&g[first..first + out.len()]);
+        let gf: Option<&Fill> = if std::ptr::eq(f, g) { None } else { Some(&fg) };
+        let res = multimod::convolve_mod(&|_| Ok(vec![p]), f.len(), &ff, g.len(), gf)?;
+        // Row 0 of the residues (stride ≥ hlen) is h.
+        h.copy_from_slice(&res.data[..hlen]);
+        return Ok(());
     }
     // The engine reduces each entry modulo its primes (entries are < p, which may exceed them).
     let (ff, fg) = (multimod::words_mod(f), multimod::words_mod(g));
     let gf: Option<&Fill> = if std::ptr::eq(f, g) { None } else { Some(&fg) };
-    let n = hlen.next_power_of_two().max(super::plan::MIN_NTT);
-    let mut h = multimod::fresh(hlen)?;
-    if (p - 1) % (2 * n as u64) == 0 {
-        let res = multimod::convolve_mod(&|_| Ok(vec![p]), f.len(), &ff, g.len(), gf)?;
-        h.copy_from_slice(&res.data[..hlen]);
-        return Ok(h);
-    }
     let res = multimod::convolve(bound_bits(f.len().min(g.len()), p), f.len(), &ff, g.len(), gf)?;
-    res.crt().reduce_into(&res.data, res.stride, p, &mut h);
-    Ok(h)
+    res.crt().reduce_into(&res.data, res.stride, p, h);
+    Ok(())
 }
 
 /// The bit length of m·(p − 1)², the bound on the coefficients of the integer product.
@@ -142,7 +158,11 @@ mod tests {
             for &(fl, gl) in &lens {
                 let f = rand_vec(fl, p, fl as u64 * 7 + p);
                 let g = rand_vec(gl, p, gl as u64 * 13 + 1);
-                assert_eq!(poly_mul(&f, &g, p).unwrap(), naive(&f, &g, p), "p = {p}, lens ({fl}, {gl})");
+                let want = naive(&f, &g, p);
+                assert_eq!(poly_mul(&f, &g, p).unwrap(), want, "p = {p}, lens ({fl}, {gl})");
+                let mut h = vec![u64::MAX; want.len()];
+                poly_mul_into(&f, &g, p, &mut h).unwrap();
+                assert_eq!(h, want, "into: p = {p}, lens ({fl}, {gl})");
                 // Every coefficient p − 1: the bound case.
                 let (f1, g1) = (vec![p - 1; fl], vec![p - 1; gl]);
                 assert_eq!(poly_mul(&f1, &g1, p).unwrap(), naive(&f1, &g1, p), "p − 1, p = {p}, lens ({fl}, {gl})");
