@@ -366,27 +366,30 @@ impl Crt {
     /// Unsigned values of a batch into rows of `limbs()` limbs (`out.len() = count·limbs()`), in
     /// parallel; residues laid out as in [`Crt::signed_into`].
     pub fn unsigned_into(&self, res: &[u64], stride: usize, out: &mut [u64]) {
+        let w = self.limbs();
+        out.par_chunks_mut(w * GRAIN).enumerate().for_each(|(c, rows)| self.unsigned_range(res, stride, c * GRAIN, rows));
+    }
+
+    /// [`Crt::unsigned_into`] on one thread for the coefficients first .. first + out.len()/limbs().
+    pub fn unsigned_range(&self, res: &[u64], stride: usize, first: usize, out: &mut [u64]) {
         let (k, w) = (self.len(), self.limbs());
-        let len = out.len() / w;
-        out.par_chunks_mut(w * LANES).enumerate().with_min_len(GRAIN / LANES).for_each_init(
-            || (vec![0u64; k], vec![0u64; k]),
-            |(r, v), (c, rows)| {
-                let m0 = c * LANES;
-                let mut xs = [[0u64; 4]; LANES];
-                if m0 + LANES <= len && self.lanes(res, stride, m0, &mut xs) {
-                    for (row, x) in rows.chunks_mut(w).zip(&xs) {
-                        row.copy_from_slice(&x[..w]);
-                    }
-                    return;
+        let (mut r, mut v) = (vec![0u64; k], vec![0u64; k]);
+        for (c, rows) in out.chunks_mut(w * LANES).enumerate() {
+            let m0 = first + c * LANES;
+            let mut xs = [[0u64; 4]; LANES];
+            if rows.len() == w * LANES && self.lanes(res, stride, m0, &mut xs) {
+                for (row, x) in rows.chunks_mut(w).zip(&xs) {
+                    row.copy_from_slice(&x[..w]);
                 }
-                for (l, row) in rows.chunks_mut(w).enumerate() {
-                    for (i, ri) in r.iter_mut().enumerate() {
-                        *ri = res[i * stride + m0 + l];
-                    }
-                    self.unsigned(r, v, row);
+                continue;
+            }
+            for (l, row) in rows.chunks_mut(w).enumerate() {
+                for (i, ri) in r.iter_mut().enumerate() {
+                    *ri = res[i * stride + m0 + l];
                 }
-            },
-        );
+                self.unsigned(&r, &mut v, row);
+            }
+        }
     }
 }
 

@@ -54,8 +54,9 @@ impl Drop for Residues {
     }
 }
 
-/// Words of recycled buffers kept between calls (128 MiB): fresh multi-megabyte buffers cost page
-/// faults (or a memset) on every call, as much as the transforms themselves at mid sizes.
+/// Words of recycled buffers kept between calls (512 MiB, what a 3-prime product of length 2^22
+/// holds): fresh multi-megabyte buffers cost page faults (or a memset) on every call, as much as
+/// the transforms themselves at mid sizes (FLINT's fft_small keeps its buffers the same way).
 const POOL_WORDS: usize = 1 << 26;
 
 fn pool() -> &'static Mutex<Vec<Vec<u64>>> {
