@@ -46,7 +46,7 @@ pub fn poly_mul_into(f: &[u64], g: &[u64], p: u64, h: &mut [u64]) -> Result<()> 
         return Ok(());
     }
     let n = hlen.next_power_of_two().max(super::plan::MIN_NTT);
-    if (p - 1) % (2 * n as u64) == 0 {
+    if (p - 1).is_multiple_of(2 * n as u64) {
         // Entries are already residues mod p: copied as they are.
         let ff = |_: usize, _: &Modulus, first: usize, out: &mut [u64]| out.copy_from_slice(&f[first..first + out.len()]);
         let fg = |_: usize, _: &Modulus, first: usize, out: &mut [u64]| out.copy_from_slice(&g[first..first + out.len()]);
