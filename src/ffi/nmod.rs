@@ -128,7 +128,17 @@ pub unsafe extern "C" fn gpmp_nmod_poly_mul(h: *mut u64, f: *const u64, flen: us
         let (fs, gs) = (slice_in(f, flen, "f")?, slice_in(g, glen, "g")?);
         let hlen = if flen == 0 || glen == 0 { 0 } else { flen + glen - 1 };
         slice_in(h as *const u64, hlen, "h")?;
-        // f and g may alias h: their last use is here, before h is borrowed mutably.
+        let overlaps = |x: &[u64]| {
+            let (hs, he) = (h as usize, h as usize + 8 * hlen);
+            let (xs, xe) = (x.as_ptr() as usize, x.as_ptr() as usize + 8 * x.len());
+            xs < he && hs < xe
+        };
+        if hlen == 0 || (!overlaps(fs) && !overlaps(gs)) {
+            // h is disjoint from f and g: written in place (poly_mul_into writes it last).
+            let hs = slice_out(h, hlen, "h")?;
+            return runtime::install(|| poly_mul::poly_mul_into(fs, gs, p, hs));
+        }
+        // f or g aliases h: their last use is here, before h is borrowed mutably.
         let r = runtime::install(|| poly_mul::poly_mul(fs, gs, p))?;
         slice_out(h, hlen, "h")?.copy_from_slice(&r);
         Ok(())

@@ -7,9 +7,9 @@
 //! three 50-bit primes (M > 2^149.9) while m ≤ 2^21 (products up to 2^28 bits per operand),
 //! four beyond.
 use super::ceil_log2;
-use crate::nmod::multimod::{convolve, give, take};
-use crate::nmod::reduce::Modulus;
+use crate::nmod::multimod::{convolve, words_mod as limbs_mod};
 use crate::Result;
+use rayon::prelude::*;
 
 /// r = a·b for non-empty a, b (r has exactly a.len() + b.len() limbs; a and b may be the same
 /// slice, a square).
@@ -25,30 +25,64 @@ pub fn ntt_mul(a: &[u64], b: &[u64], r: &mut [u64]) -> Result<()> {
     };
     let crt = res.crt();
     let w = crt.limbs();
-    let mut rows = take(res.len * w)?;
-    crt.unsigned_into(&res.data, res.stride, &mut rows);
-    // r_t = Σ_j rows[t−j][j] + carry: the coefficient rows overlap in w limbs.
-    let mut carry = 0u128;
-    for (t, rt) in r.iter_mut().enumerate() {
-        let mut s = carry;
-        for j in 0..w.min(t + 1) {
-            if t - j < res.len {
-                s += rows[(t - j) * w + j] as u128;
+    // CRT and carry propagation fused, per chunk of CHUNK coefficients in parallel: chunk c sums
+    // its coefficients' values (rows of w limbs, coefficient t at limb t) into limbs
+    // [c·CHUNK, (c+1)·CHUNK) of r and returns what lies beyond (w + 1 limbs, the last one a carry);
+    // the overflows are then added in order, each with its carry chain.
+    const CHUNK: usize = 2048;
+    let len = res.len;
+    let tails: Vec<Vec<u64>> = r[..len]
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .map_init(
+            || vec![0u64; CHUNK * w],
+            |rows, (c, rc)| {
+                let rows = &mut rows[..rc.len() * w];
+                crt.unsigned_range(&res.data, res.stride, c * CHUNK, rows);
+                // Limb t of the chunk's sum is Σ_j rows[t − j][j] plus the carry from limb t − 1.
+                let n = rc.len();
+                let mut tail = vec![0u64; w + 1];
+                let mut carry = 0u128;
+                for t in 0..n + w {
+                    let mut s = carry;
+                    if t + 1 >= w && t < n {
+                        for j in 0..w {
+                            s += rows[(t - j) * w + j] as u128;
+                        }
+                    } else {
+                        for j in 0..w {
+                            if t >= j && t - j < n {
+                                s += rows[(t - j) * w + j] as u128;
+                            }
+                        }
+                    }
+                    if t < n {
+                        rc[t] = s as u64;
+                    } else {
+                        tail[t - n] = s as u64;
+                    }
+                    carry = s >> 64;
+                }
+                tail[w] = carry as u64;
+                tail
+            },
+        )
+        .collect();
+    r[len..].fill(0);
+    for (c, tail) in tails.iter().enumerate() {
+        let mut carry = false;
+        let at = ((c + 1) * CHUNK).min(len);
+        for (i, x) in r[at..].iter_mut().enumerate() {
+            let y = tail.get(i).copied().unwrap_or(0);
+            if i >= tail.len() && !carry {
+                break;
             }
+            let (s1, c1) = x.overflowing_add(y);
+            let (s2, c2) = s1.overflowing_add(carry as u64);
+            *x = s2;
+            carry = c1 | c2;
         }
-        *rt = s as u64;
-        carry = s >> 64;
+        debug_assert!(!carry, "product wider than a.len() + b.len() limbs");
     }
-    debug_assert_eq!(carry, 0);
-    give(rows);
     Ok(())
-}
-
-/// The engine's fill function for a limb vector: each limb reduced mod p.
-fn limbs_mod(a: &[u64]) -> impl Fn(usize, &Modulus, usize, &mut [u64]) + Sync + '_ {
-    move |_, m, first, out| {
-        for (o, &x) in out.iter_mut().zip(&a[first..]) {
-            *o = m.reduce(x);
-        }
-    }
 }

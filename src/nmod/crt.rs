@@ -25,11 +25,13 @@ pub struct Crt {
     half: Vec<u64>,
     /// All primes < 2^50 (digit sums need no intermediate reduction).
     small: bool,
-    /// For the unrolled k ≤ 4 forms: g\[i\]\[j\] = P_j·(P_i)^(−1) mod p_i for j < i and
-    /// g\[i\]\[i\] = (P_i)^(−1) mod p_i, with Shoup constants, so that
-    /// v_i = r_i·g_ii − Σ_{j<i} v_j·g_ij (mod p_i) costs i + 1 independent Shoup products;
-    /// and the limbs of P_i (x = Σ v_i·P_i).
+    /// For the batched k ≤ 4 forms: g\[i\]\[j\] = p_j^(−1) mod p_i for j < i with Shoup constants,
+    /// so that v_i = (…((r_i − v_0)·p_0^(−1) − v_1)·p_1^(−1) − … − v_(i−1))·p_(i−1)^(−1) mod p_i
+    /// costs i Shoup products (k(k−1)/2 a coefficient; the lanes hide the chain's latency), with
+    /// lift\[i\] = p_i·⌈2^50/p_i⌉ added before each subtraction (every v_j < 2^50, and a Shoup product
+    /// takes any u64); and the limbs of P_i (x = Σ v_i·P_i).
     g: Vec<Vec<(u64, u64)>>,
+    lift: Vec<u64>,
     prefix: Vec<[u64; 4]>,
 }
 
@@ -80,12 +82,12 @@ impl Crt {
         let small = primes.iter().all(|&p| p < 1 << 50);
         let mut g = Vec::new();
         let mut prefix = Vec::new();
+        let mut lift = Vec::new();
         if small && k <= 4 {
             let mut pl = [1u64, 0, 0, 0];
             for (i, mi) in m.iter().enumerate() {
-                let mut row: Vec<(u64, u64)> = pm[i].iter().map(|&x| mulmod(x, inv[i].0, mi.p)).map(|c| (c, mi.shoup(c))).collect();
-                row.push(inv[i]);
-                g.push(row);
+                g.push(primes[..i].iter().map(|&q| invmod(q % mi.p, mi.p)).map(|c| (c, mi.shoup(c))).collect());
+                lift.push(mi.p * (1u64 << 50).div_ceil(mi.p));
                 prefix.push(pl);
                 let mut carry = 0u128;
                 for l in pl.iter_mut() {
@@ -95,7 +97,7 @@ impl Crt {
                 }
             }
         }
-        Crt { m, pm, inv, modulus, half, small, g, prefix }
+        Crt { m, pm, inv, modulus, half, small, g, lift, prefix }
     }
 
     /// Number of primes.
@@ -127,24 +129,32 @@ impl Crt {
         self.unsigned_any(r, v, out)
     }
 
-    /// [`Crt::unsigned`] for LANES coefficients at once (K primes < 2^50): each step runs over the
-    /// lanes, so the long dependency chain of one coefficient overlaps with the others'.
-    /// Coefficient l has residues res\[i·stride + m0 + l\]; its limbs go to x\[l\]\[..limbs()\].
+    /// The mixed-radix digits v_0 … v_(K−1) of LANES coefficients at once (K primes < 2^50): each
+    /// step runs over the lanes, so the long dependency chain of one coefficient overlaps with the
+    /// others'. Coefficient l has residues res\[i·stride + m0 + l\]; its digits are v\[·\]\[l\].
     #[inline(always)]
-    fn unsigned_lanes<const K: usize>(&self, res: &[u64], stride: usize, m0: usize, x: &mut [[u64; 4]; LANES]) {
+    fn digits_lanes<const K: usize>(&self, res: &[u64], stride: usize, m0: usize) -> [[u64; LANES]; K] {
         let mut v = [[0u64; LANES]; K];
         for i in 0..K {
             let mi = &self.m[i];
-            let g = &self.g[i];
+            let (g, lift) = (&self.g[i], self.lift[i]);
             let r = &res[i * stride + m0..i * stride + m0 + LANES];
             for l in 0..LANES {
-                let mut t = mi.mul_shoup(r[l], g[i].0, g[i].1);
+                let mut t = r[l];
                 for j in 0..i {
-                    t = mi.sub(t, mi.mul_shoup(v[j][l], g[j].0, g[j].1));
+                    t = mi.mul_shoup(t + lift - v[j][l], g[j].0, g[j].1);
                 }
                 v[i][l] = t;
             }
         }
+        v
+    }
+
+    /// [`Crt::unsigned`] for LANES coefficients at once (K primes < 2^50), from
+    /// [`Crt::digits_lanes`]; the limbs of coefficient l go to x\[l\]\[..limbs()\].
+    #[inline(always)]
+    fn unsigned_lanes<const K: usize>(&self, res: &[u64], stride: usize, m0: usize, x: &mut [[u64; 4]; LANES]) {
+        let v = self.digits_lanes::<K>(res, stride, m0);
         for (l, xl) in x.iter_mut().enumerate() {
             let mut acc = [0u64; 4];
             acc[0] = v[0][l];
@@ -161,6 +171,21 @@ impl Crt {
                 }
             }
             *xl = acc;
+        }
+    }
+
+    /// (x mod p) for LANES coefficients (K primes < 2^50): x = Σ v_i·P_i, so
+    /// x ≡ Σ v_i·w_i (mod p) with w_i = P_i mod p < 2^63; each term is below 2^113 and the sum of
+    /// K ≤ 4 terms fits a u128, reduced once.
+    #[inline(always)]
+    fn reduce_lanes<const K: usize>(&self, res: &[u64], stride: usize, m0: usize, w: &[u64], pm: &Modulus, out: &mut [u64]) {
+        let v = self.digits_lanes::<K>(res, stride, m0);
+        for (l, o) in out.iter_mut().enumerate().take(LANES) {
+            let mut s = v[0][l] as u128;
+            for i in 1..K {
+                s += v[i][l] as u128 * w[i] as u128;
+            }
+            *o = pm.reduce_u128(s);
         }
     }
 
@@ -208,11 +233,9 @@ impl Crt {
         out[..w].copy_from_slice(&x[..w]);
     }
 
-    /// [`Crt::unsigned`] for any number of primes.
-    fn unsigned_any(&self, r: &[u64], v: &mut [u64], out: &mut [u64]) {
-        let k = self.m.len();
-        for i in 0..k {
-            let mi = &self.m[i];
+    /// The mixed-radix digits v (`len()` words) of the x ∈ [0, M) with residues r, any number of primes.
+    fn digits(&self, r: &[u64], v: &mut [u64]) {
+        for (i, mi) in self.m.iter().enumerate() {
             let s = if mi.p < 1 << 50 {
                 let acc: u128 = v[..i].iter().zip(&self.pm[i]).map(|(&a, &b)| a as u128 * b as u128).sum();
                 mi.reduce_u128(acc)
@@ -222,6 +245,12 @@ impl Crt {
             let t = mi.sub(r[i], s);
             v[i] = mi.mul_shoup(t, self.inv[i].0, self.inv[i].1);
         }
+    }
+
+    /// [`Crt::unsigned`] for any number of primes.
+    fn unsigned_any(&self, r: &[u64], v: &mut [u64], out: &mut [u64]) {
+        let k = self.m.len();
+        self.digits(r, v);
         let out = &mut out[..self.modulus.len()];
         out.fill(0);
         out[0] = v[k - 1];
@@ -297,30 +326,70 @@ impl Crt {
         );
     }
 
-    /// Unsigned values of a batch into rows of `limbs()` limbs (`out.len() = count·limbs()`), in
-    /// parallel; residues laid out as in [`Crt::signed_into`].
-    pub fn unsigned_into(&self, res: &[u64], stride: usize, out: &mut [u64]) {
-        let (k, w) = (self.len(), self.limbs());
-        let len = out.len() / w;
-        out.par_chunks_mut(w * LANES).enumerate().with_min_len(GRAIN / LANES).for_each_init(
+    /// out\[m\] = x_m mod p for a batch (`out.len()` values), in parallel, where x_m ∈ [0, M) is the
+    /// value with the residues res\[i·stride + m\] (laid out as in [`Crt::signed_into`]) and p is
+    /// any odd modulus < 2^63: the final reduction of a multi-modular product over Z/pZ, fused with
+    /// Garner's digits (x ≡ Σ v_i·(P_i mod p)), so no x is ever formed.
+    pub fn reduce_into(&self, res: &[u64], stride: usize, p: u64, out: &mut [u64]) {
+        let pm = Modulus::new(p);
+        let mut w = Vec::with_capacity(self.len());
+        let mut acc = 1 % p;
+        for mi in &self.m {
+            w.push(acc);
+            acc = super::prime::mulmod(acc, mi.p % p, p);
+        }
+        let (k, len) = (self.len(), out.len());
+        out.par_chunks_mut(LANES).enumerate().with_min_len(GRAIN / LANES).for_each_init(
             || (vec![0u64; k], vec![0u64; k]),
-            |(r, v), (c, rows)| {
+            |(r, v), (c, o)| {
                 let m0 = c * LANES;
-                let mut xs = [[0u64; 4]; LANES];
-                if m0 + LANES <= len && self.lanes(res, stride, m0, &mut xs) {
-                    for (row, x) in rows.chunks_mut(w).zip(&xs) {
-                        row.copy_from_slice(&x[..w]);
+                if self.small && m0 + LANES <= len {
+                    match k {
+                        1 => return self.reduce_lanes::<1>(res, stride, m0, &w, &pm, o),
+                        2 => return self.reduce_lanes::<2>(res, stride, m0, &w, &pm, o),
+                        3 => return self.reduce_lanes::<3>(res, stride, m0, &w, &pm, o),
+                        4 => return self.reduce_lanes::<4>(res, stride, m0, &w, &pm, o),
+                        _ => {}
                     }
-                    return;
                 }
-                for (l, row) in rows.chunks_mut(w).enumerate() {
+                for (l, ol) in o.iter_mut().enumerate() {
                     for (i, ri) in r.iter_mut().enumerate() {
                         *ri = res[i * stride + m0 + l];
                     }
-                    self.unsigned(r, v, row);
+                    self.digits(r, v);
+                    *ol = v.iter().zip(&w).fold(0, |s, (&d, &wi)| pm.add(s, pm.reduce_u128(d as u128 * wi as u128)));
                 }
             },
         );
+    }
+
+    /// Unsigned values of a batch into rows of `limbs()` limbs (`out.len() = count·limbs()`), in
+    /// parallel; residues laid out as in [`Crt::signed_into`].
+    pub fn unsigned_into(&self, res: &[u64], stride: usize, out: &mut [u64]) {
+        let w = self.limbs();
+        out.par_chunks_mut(w * GRAIN).enumerate().for_each(|(c, rows)| self.unsigned_range(res, stride, c * GRAIN, rows));
+    }
+
+    /// [`Crt::unsigned_into`] on one thread for the coefficients first .. first + out.len()/limbs().
+    pub fn unsigned_range(&self, res: &[u64], stride: usize, first: usize, out: &mut [u64]) {
+        let (k, w) = (self.len(), self.limbs());
+        let (mut r, mut v) = (vec![0u64; k], vec![0u64; k]);
+        for (c, rows) in out.chunks_mut(w * LANES).enumerate() {
+            let m0 = first + c * LANES;
+            let mut xs = [[0u64; 4]; LANES];
+            if rows.len() == w * LANES && self.lanes(res, stride, m0, &mut xs) {
+                for (row, x) in rows.chunks_mut(w).zip(&xs) {
+                    row.copy_from_slice(&x[..w]);
+                }
+                continue;
+            }
+            for (l, row) in rows.chunks_mut(w).enumerate() {
+                for (i, ri) in r.iter_mut().enumerate() {
+                    *ri = res[i * stride + m0 + l];
+                }
+                self.unsigned(&r, &mut v, row);
+            }
+        }
     }
 }
 
@@ -388,6 +457,43 @@ mod tests {
             let got_neg = crt.signed(&r, &mut v, &mut x);
             let want = crate::int::IntRef::new(neg, &mag);
             assert_eq!(crate::int::IntRef::new(got_neg, &x), want);
+        }
+    }
+
+    /// reduce_into against the limbs of unsigned() reduced by Horner, on a batch whose length is not
+    /// a multiple of LANES (batched lanes and the scalar tail), edge residues 0 and p_i − 1 included.
+    #[test]
+    fn reduce_into_matches_limbs_mod_p() {
+        let mut rng = Rng(17);
+        let ps = fourier_primes(50, 30, 6);
+        for k in [1, 2, 3, 4, 5] {
+            let crt = Crt::new(&ps[..k]);
+            let count = 8 * 5 + 3;
+            let stride = count + 2;
+            let mut res = vec![0u64; k * stride];
+            for (i, &q) in ps[..k].iter().enumerate() {
+                for m in 0..count {
+                    res[i * stride + m] = match m {
+                        0 => 0,
+                        1 => q - 1,
+                        2 => 1,
+                        _ => rng.below(q),
+                    };
+                }
+            }
+            for p in [(1u64 << 63) - 25, 3, ps[0], ps[k - 1], 7681, (1 << 61) - 1] {
+                let mut out = vec![0u64; count];
+                crt.reduce_into(&res, stride, p, &mut out);
+                let (mut r, mut v, mut x) = (vec![0; k], vec![0; k], vec![0; crt.limbs()]);
+                for m in 0..count {
+                    for i in 0..k {
+                        r[i] = res[i * stride + m];
+                    }
+                    crt.unsigned(&r, &mut v, &mut x);
+                    let want = x.iter().rev().fold(0u128, |a, &l| ((a << 64) | l as u128) % p as u128) as u64;
+                    assert_eq!(out[m], want, "k = {k}, p = {p}, m = {m}");
+                }
+            }
         }
     }
 

@@ -30,6 +30,15 @@ pub const MAX_BITS: u64 = 2048 * 49;
 /// (prime index, modulus, first, out).
 pub type Fill<'a> = dyn Fn(usize, &Modulus, usize, &mut [u64]) + Sync + 'a;
 
+/// The fill function of a vector of words: entry j reduced modulo the prime.
+pub fn words_mod(x: &[u64]) -> impl Fn(usize, &Modulus, usize, &mut [u64]) + Sync + '_ {
+    move |_, m, first, out| {
+        for (o, &v) in out.iter_mut().zip(&x[first..]) {
+            *o = m.reduce(v);
+        }
+    }
+}
+
 /// The residues of a convolution: coefficient m modulo prime i is `data[i·stride + m]`, m < len.
 /// The buffer returns to the scratch pool when dropped.
 pub struct Residues {
@@ -45,9 +54,10 @@ impl Drop for Residues {
     }
 }
 
-/// Words of recycled buffers kept between calls (128 MiB): fresh multi-megabyte buffers cost page
-/// faults (or a memset) on every call, as much as the transforms themselves at mid sizes.
-const POOL_WORDS: usize = 1 << 24;
+/// Words of recycled buffers kept between calls (512 MiB, what a 3-prime product of length 2^22
+/// holds): fresh multi-megabyte buffers cost page faults (or a memset) on every call, as much as
+/// the transforms themselves at mid sizes (FLINT's fft_small keeps its buffers the same way).
+const POOL_WORDS: usize = 1 << 26;
 
 fn pool() -> &'static Mutex<Vec<Vec<u64>>> {
     static POOL: OnceLock<Mutex<Vec<Vec<u64>>>> = OnceLock::new();
@@ -67,7 +77,24 @@ pub fn take(len: usize) -> Result<Vec<u64>> {
             return Ok(v);
         }
     }
-    try_zeroed_words(len)
+    fresh(len)
+}
+
+/// `len` zero words from fresh memory (`calloc`: untouched pages), with transparent huge pages
+/// requested (`madvise`) for the 2 MiB-aligned part of a large buffer: one page fault per 2 MiB
+/// instead of per 4 KiB (the faults cost about as much as a transform pass), and fewer TLB misses
+/// in the transforms' strided passes.
+pub fn fresh(len: usize) -> Result<Vec<u64>> {
+    const HUGE: usize = 2 << 20;
+    let v = try_zeroed_words(len)?;
+    let (start, end) = (v.as_ptr() as usize, v.as_ptr() as usize + 8 * len);
+    let (lo, hi) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
+    if hi > lo {
+        // SAFETY: [lo, hi) lies inside v's allocation; MADV_HUGEPAGE only changes how its pages are
+        // backed (a failure, e.g. THP disabled, leaves them as they are).
+        unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE) };
+    }
+    Ok(v)
 }
 
 /// Returns a buffer to the pool (dropping the smallest ones beyond [`POOL_WORDS`]).
@@ -169,17 +196,23 @@ fn layout(ll: usize, ls: usize, square: bool) -> (usize, usize) {
 /// enough primes that every coefficient c satisfies M > 2^bits (the caller's bound: |c| < 2^(bits−1)
 /// for a symmetric, c < 2^bits for an unsigned recovery).
 pub fn convolve(bits: u64, la: usize, a: &Fill, lb: usize, b: Option<&Fill>) -> Result<Residues> {
+    convolve_mod(&|n| primes_for(bits, n), la, a, lb, b)
+}
+
+/// [`convolve`] modulo the primes `primes(n)` returns for the transform size n it chose (odd primes
+/// < 2^63 with 2n | p − 1; n is at most the power of two ≥ max(la + lb − 1, [`MIN_NTT`])).
+pub fn convolve_mod(primes: &dyn Fn(usize) -> Result<Vec<u64>>, la: usize, a: &Fill, lb: usize, b: Option<&Fill>) -> Result<Residues> {
     assert!(la > 0 && lb > 0);
     let len = la + lb - 1;
     let Some(b) = b else {
         let (n, _) = layout(la, la, true);
-        let primes = primes_for(bits, n)?;
+        let primes = primes(n)?;
         let data = full(&primes, n, la, a, None)?;
         return Ok(Residues { primes, data, stride: n, len });
     };
     let (ll, long, ls, short) = if la >= lb { (la, a, lb, b) } else { (lb, b, la, a) };
     let (n, block) = layout(ll, ls, false);
-    let primes = primes_for(bits, n)?;
+    let primes = primes(n)?;
     if block >= ll {
         let data = full(&primes, n, la, a, Some((lb, b)))?;
         return Ok(Residues { primes, data, stride: n, len });
@@ -207,41 +240,36 @@ fn plans(primes: &[u64], n: usize) -> Result<Vec<Arc<super::plan::Plan>>> {
         .collect()
 }
 
-/// One transform of size n per operand and prime; prime-major output with stride n.
+/// One transform of size n per operand and prime; prime-major output with stride n. Each prime is
+/// one job (the product overwrites a's transform in the output row; b's goes to pooled scratch), its
+/// two forward transforms run side by side.
 fn full(primes: &[u64], n: usize, la: usize, a: &Fill, b: Option<(usize, &Fill)>) -> Result<Vec<u64>> {
     let k = primes.len();
     let plans = plans(primes, n)?;
     let mods: Vec<Modulus> = primes.iter().map(|&p| Modulus::new(p)).collect();
-    let mut fa = take(k * n)?;
-    let mut fb = if b.is_some() { take(k * n)? } else { Vec::new() };
-    {
-        let mut jobs: Vec<(usize, &mut [u64], usize, &Fill)> =
-            fa.chunks_mut(n).enumerate().map(|(i, buf)| (i, buf, la, a)).collect();
-        if let Some((lb, b)) = b {
-            jobs.extend(fb.chunks_mut(n).enumerate().map(|(i, buf)| (i, buf, lb, b)));
-        }
-        jobs.into_par_iter().with_max_len(1).for_each(|(i, buf, l, fill)| {
+    let mut out = take(k * n)?;
+    out.par_chunks_mut(n).enumerate().with_max_len(1).try_for_each(|(i, x)| -> Result<()> {
+        let load = |buf: &mut [u64], l: usize, fill: &Fill| {
             fill(i, &mods[i], 0, &mut buf[..l]);
             buf[l..].fill(0);
             plans[i].fwd(buf);
-        });
-    }
-    if b.is_some() {
-        fa.par_chunks_mut(n).zip(fb.par_chunks(n)).enumerate().with_max_len(1).for_each(|(i, (x, y))| {
-            plans[i].mul_assign_normalize(x, y);
-            plans[i].inv(x);
-        });
-    } else {
-        fa.par_chunks_mut(n).enumerate().with_max_len(1).try_for_each(|(i, x)| -> Result<()> {
-            let mut y = try_zeroed(n)?;
-            y.copy_from_slice(x);
-            plans[i].mul_assign_normalize(x, &y);
-            plans[i].inv(x);
-            Ok(())
-        })?;
-    }
-    give(fb);
-    Ok(fa)
+        };
+        let mut y = take(n)?;
+        match b {
+            Some((lb, b)) => {
+                rayon::join(|| load(x, la, a), || load(&mut y, lb, b));
+            }
+            None => {
+                load(x, la, a);
+                y.copy_from_slice(x);
+            }
+        }
+        plans[i].mul_assign_normalize(x, &y);
+        plans[i].inv(x);
+        give(y);
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Overlap-add: the long operand in blocks of `block` coefficients, transforms of size n ≥ 2·ls;
