@@ -23,6 +23,9 @@ pub struct Source {
 /// `kernels/ntt.cu`: batched Stockham NTT passes.
 pub static NTT: Source = Source { name: "ntt.cu", text: include_str!("../../kernels/ntt.cu"), int128: false };
 
+/// `kernels/multimod.cu`: residues, pointwise products and Garner's CRT of the GPU Z\[x\] product.
+pub static MULTIMOD: Source = Source { name: "multimod.cu", text: include_str!("../../kernels/multimod.cu"), int128: false };
+
 /// A source and its `-D` defines: one compiled module.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Spec {
@@ -31,12 +34,14 @@ pub struct Spec {
 }
 
 fn source(name: &str) -> Result<&'static Source> {
-    [&NTT].into_iter().find(|s| s.name == name).ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
+    [&NTT, &MULTIMOD].into_iter().find(|s| s.name == name).ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
 }
 
 /// Every specialisation the library can request (`gpmp_gpu_warmup` loads them all; CI compiles them).
 pub fn all_specs() -> Vec<Spec> {
-    super::ntt::specs()
+    let mut s = super::ntt::specs();
+    s.extend(super::multimod::specs());
+    s
 }
 
 /// NVRTC options for `spec` on `arch` (e.g. "sm_90").

@@ -3,7 +3,8 @@
 //!
 //! - [`device`]: discovery, one lazily created context per device, the current device;
 //! - [`compile`]: the CUDA C kernels of `kernels/`, compiled by NVRTC at first use and cached;
-//! - [`ntt`]: batched word-size NTTs on the device.
+//! - [`ntt`]: batched word-size NTTs on the device;
+//! - [`multimod`]: the multi-modular Z\[x\] product (`gpmp_poly_mul` on the GPU).
 //!
 //! No build needs CUDA: libcuda and libnvrtc are loaded when first used, and only after their
 //! presence has been checked (cudarc panics when a library is missing). Every driver or compiler
@@ -11,6 +12,7 @@
 //! the bindings (a missing symbol in an old driver, say) is an error too.
 pub mod compile;
 pub mod device;
+pub mod multimod;
 pub mod ntt;
 
 use crate::{Error, Result};

@@ -18,7 +18,8 @@ pub(crate) mod testing;
 #[cfg(test)]
 mod timing;
 
-use crate::int::{IntRef, ZSlab};
+use crate::int::{max_bits, product_bits, IntRef, ZSlab};
+use crate::runtime::{self, Backend};
 use crate::Result;
 
 /// The algorithms of `gpmp_mul_alg` (same numbering).
@@ -49,6 +50,9 @@ impl Alg {
 pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
     if f.is_empty() || g.is_empty() {
         return ZSlab::zeros(0, 1);
+    }
+    if alg == Alg::Auto && gpu_wanted(f, g, runtime::backend())? {
+        return crate::gpu::multimod::mul(f, g);
     }
     let alg = if alg == Alg::Auto { choose(f, g) } else { alg };
     match alg {
@@ -104,8 +108,43 @@ pub fn choose(f: &[IntRef], g: &[IntRef]) -> Alg {
     }
 }
 
+/// The GPU takes `mul(f, g, Auto)` from this much work: output length times prime count
+/// ([`crate::gpu::multimod`], 62-bit primes), e.g. length 2^16 at 64 bits (3 primes) or 2^12 at
+/// 1024 bits (35 primes). Below it the fixed cost of a GPU call (launches, allocations, one
+/// synchronisation: about 0.2–0.5 ms) exceeds the CPU's time on 16 cores.
+const GPU_MIN_WORK: u64 = 1 << 17;
+
+/// Whether `mul(f, g, Auto)` runs on the GPU under `backend`: always with `Gpu` (`NoCudaDevice` when
+/// no GPU is usable), with `Auto` from [`GPU_MIN_WORK`] when a GPU is usable, never with `Cpu`; and
+/// only for coefficient sizes the GPU product serves. The explicit algorithms of [`Alg`] always
+/// run on the CPU.
+pub fn gpu_wanted(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<bool> {
+    if backend == Backend::Cpu {
+        return Ok(false);
+    }
+    let bits = product_bits(max_bits(f), max_bits(g), f.len(), g.len());
+    if bits == 0 || !crate::gpu::multimod::supports(bits) {
+        return Ok(false);
+    }
+    Ok(match backend {
+        Backend::Cpu => false,
+        Backend::Gpu => {
+            crate::gpu::device::current()?;
+            true
+        }
+        Backend::Auto => {
+            let work = (f.len() + g.len() - 1) as u64 * (bits / 61 + 1);
+            work >= GPU_MIN_WORK && runtime::gpu_available()
+        }
+    })
+}
+
 /// Whether `mul(f, g, Auto)` runs entirely on the calling thread (a small schoolbook product), so
 /// that the C layer can skip handing it to the worker pool.
 pub fn runs_inline(f: &[IntRef], g: &[IntRef]) -> bool {
-    !f.is_empty() && !g.is_empty() && choose(f, g) == Alg::Schoolbook && f.len() + g.len() - 1 < schoolbook::GRAIN
+    !f.is_empty()
+        && !g.is_empty()
+        && choose(f, g) == Alg::Schoolbook
+        && f.len() + g.len() - 1 < schoolbook::GRAIN
+        && runtime::backend() != Backend::Gpu
 }
