@@ -25,13 +25,14 @@ use super::compile::Spec;
 use super::device::{self, Device};
 use super::ntt::Plan;
 use super::{driver_err, shield};
-use crate::int::{limbs_for_bits, max_bits, product_bits, IntRef, ZSlab};
+use crate::int::{limbs_for_bits, product_bits, IntRef, ZSlab};
 use crate::nmod::prime::{fourier_primes, invmod, mulmod, primitive_root_of_unity, shoup};
 use crate::{Error, Result};
 use cudarc::driver::{result as cu, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 /// Bits of the primes (p < 2^62 also gives the NTT its lazy reduction).
 pub const PRIME_BITS: u32 = 62;
@@ -70,6 +71,11 @@ pub fn primes_for(bits: u64) -> Result<Vec<u64>> {
         }
     }
     Err(Error::SizeTooLarge(format!("{bits}-bit CRT modulus: the GPU product stops at {MAX_PRIMES} primes")))
+}
+
+/// [`crate::int::max_bits`] in parallel (inputs of millions of coefficients).
+pub fn max_bits_par(c: &[IntRef]) -> u64 {
+    c.par_iter().with_min_len(1 << 14).map(IntRef::bits).max().unwrap_or(0)
 }
 
 /// Whether the GPU product serves coefficients of `bits` bits (see [`MAX_PRIMES`]).
@@ -260,15 +266,24 @@ impl Host<'_> {
 /// f·g on the current device (f, g non-empty; f and g the same slice = a square): the
 /// [`crate::zpoly`] contract. Coefficients beyond [`supports`] fail with `SizeTooLarge`.
 pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
-    let bits = product_bits(max_bits(f), max_bits(g), f.len(), g.len());
+    let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len());
     let hlen = f.len() + g.len() - 1;
-    let mut h = ZSlab::zeros(hlen, limbs_for_bits(bits))?;
     if bits == 0 {
-        return Ok(h);
+        return ZSlab::zeros(hlen, 1);
     }
     let dev = device::current()?;
-    shield("GPU poly_mul", || Job::new(&dev, f, g, bits)?.run(f, g, &mut h))?;
-    Ok(h)
+    shield("GPU poly_mul", || {
+        let t0 = Instant::now();
+        let job = Job::new(&dev, f, g, bits)?;
+        let t1 = Instant::now();
+        let mut h = ZSlab::zeros(hlen, limbs_for_bits(bits))?;
+        if std::env::var_os("GPMP_TRACE").is_some() {
+            let ms = |x: Instant, y: Instant| (y - x).as_secs_f64() * 1e3;
+            eprintln!("GPMP_TRACE gpu poly_mul: {} primes, n = {}, setup {:.3} ms, output slab {:.3} ms", job.s.primes.len(), job.n, ms(t0, t1), ms(t1, Instant::now()));
+        }
+        job.run(f, g, &mut h)?;
+        Ok(h)
+    })
 }
 
 /// One product's sizes and device state.
@@ -306,7 +321,7 @@ impl Job {
         if logn > MIN_K {
             return Err(Error::SizeTooLarge(format!("{hlen} product coefficients")));
         }
-        let l = f.iter().chain(g).map(|c| c.mag.len()).max().unwrap_or(0).max(1);
+        let l = f.par_iter().chain(g).with_min_len(1 << 14).map(|c| c.mag.len()).max().unwrap_or(0).max(1);
         let need = device_bytes(primes.len(), 1 << logn, f.len() + g.len(), l, limbs_for_bits(bits));
         dev.ctx.bind_to_thread().map_err(launch_err("cuCtxSetCurrent"))?;
         let (free, _) = cu::mem_get_info().map_err(launch_err("cuMemGetInfo"))?;
@@ -319,38 +334,15 @@ impl Job {
         Ok(Job { dev: Arc::clone(dev), stream, s, wts, n: 1 << logn, l, square: std::ptr::eq(f, g) })
     }
 
-    fn run(&self, f: &[IntRef], g: &[IntRef], h: &mut ZSlab) -> Result<()> {
+    /// Steps 2–4 on device-resident inputs (`lens`: the operands' lengths, one for a square; their
+    /// limbs and signs one after another): the output magnitudes (stride S) and sign bytes.
+    fn compute(&self, limbs: &CudaSlice<u64>, d_signs: &CudaSlice<u8>, lens: &[usize], hlen: usize, stride: usize) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
         let (stream, k, n, l) = (&self.stream, self.s.primes.len(), self.n, self.l);
-        let hlen = h.len();
-        let stride = h.stride();
+        let out_words = hlen * stride;
         let alloc = |len: usize| -> Result<CudaSlice<u64>> {
             // SAFETY: u64 words; every word is written before it is read.
             unsafe { stream.alloc::<u64>(len.max(1)) }.map_err(launch_err("cuMemAlloc"))
         };
-        // 1. inputs
-        let ops: Vec<&[IntRef]> = if self.square { vec![f] } else { vec![f, g] };
-        let total: usize = ops.iter().map(|o| o.len()).sum();
-        let limbs = alloc(total * l)?;
-        let signs: Vec<u8> = ops.iter().flat_map(|o| o.iter().map(|c| u8::from(c.neg))).collect();
-        let d_signs = stream.clone_htod(&signs).map_err(launch_err("cuMemcpyHtoD"))?;
-        let out_words = hlen * stride;
-        let mut host = Host::get(&self.dev, (total * l).max(out_words))?;
-        {
-            let buf = host.slice()?;
-            let (dptr, _sync) = limbs.device_ptr(stream);
-            let all: Vec<&IntRef> = ops.iter().flat_map(|o| o.iter()).collect();
-            let per = (CHUNK / l).max(1);
-            for (c, (dst, src)) in buf[..total * l].chunks_mut(per * l).zip(all.chunks(per)).enumerate() {
-                dst.par_chunks_mut(l).zip(src.par_iter()).with_min_len(1024).for_each(|(d, x)| {
-                    d[..x.mag.len()].copy_from_slice(x.mag);
-                    d[x.mag.len()..].fill(0);
-                });
-                // SAFETY: dst lies in the live buffer `host` (pinned: asynchronous DMA; it is not
-                // touched again before the stream synchronises); the device range is inside `limbs`.
-                unsafe { cu::memcpy_htod_async(dptr + (c * per * l * 8) as u64, &*dst, stream.cu_stream()) }
-                    .map_err(launch_err("cuMemcpyHtoD"))?;
-            }
-        }
         // 2–3. residues, transforms, pointwise, inverse transforms
         let mut rows: Vec<CudaSlice<u64>> = (0..k).map(|_| alloc(2 * n)).collect::<Result<_>>()?;
         let mut scratch = alloc(2 * n)?;
@@ -366,17 +358,17 @@ impl Job {
             Ok(LaunchConfig { grid_dim: (x as u32, y as u32, 1), block_dim: (NT, 1, 1), shared_mem_bytes: 0 })
         };
         let p0 = ptrs(&rows)?;
-        for (o, (op, off)) in ops.iter().zip([0usize, n]).enumerate() {
-            let first = ops[..o].iter().map(|x| x.len()).sum::<usize>();
-            let lv = limbs.slice(first * l..(first + op.len()) * l);
-            let sv = d_signs.slice(first..first + op.len());
-            let (len, lu, nu, offu) = (op.len() as u64, l as u32, n as u64, off as u64);
+        for (o, (&len, off)) in lens.iter().zip([0usize, n]).enumerate() {
+            let first = lens[..o].iter().sum::<usize>();
+            let lv = limbs.slice(first * l..(first + len) * l);
+            let sv = d_signs.slice(first..first + len);
+            let (len, lu, nu, offu) = (len as u64, l as u32, n as u64, off as u64);
             let mut b = stream.launch_builder(&self.s.funcs[0]);
             b.arg(&lv).arg(&sv).arg(&len).arg(&lu).arg(&nu).arg(&self.s.d_primes).arg(&*self.wts).arg(&p0).arg(&offu);
             // SAFETY: matches `residues`; rows hold 2n words, limbs len·L, signs len, w k·L pairs.
             unsafe { b.launch(grid(n, k)?) }.map_err(launch_err("residues launch"))?;
         }
-        let count = ops.len();
+        let count = lens.len();
         for (row, plan) in rows.iter_mut().zip(&self.s.fwd) {
             if plan.run(stream, count, row, &mut scratch)? {
                 std::mem::swap(row, &mut scratch);
@@ -410,8 +402,62 @@ impl Job {
             // SAFETY: matches `garner`; rows hold ≥ hlen words, x W·hlen, out hlen·S, neg hlen.
             unsafe { b.launch(grid(hlen, 1)?) }.map_err(launch_err("garner launch"))?;
         }
+        Ok((out, d_neg))
+    }
+
+    fn run(&self, f: &[IntRef], g: &[IntRef], h: &mut ZSlab) -> Result<()> {
+        let (stream, l) = (&self.stream, self.l);
+        let hlen = h.len();
+        let stride = h.stride();
+        let alloc = |len: usize| -> Result<CudaSlice<u64>> {
+            // SAFETY: u64 words; every word is written before it is read.
+            unsafe { stream.alloc::<u64>(len.max(1)) }.map_err(launch_err("cuMemAlloc"))
+        };
+        // 1. inputs
+        let trace = std::env::var_os("GPMP_TRACE").is_some();
+        let t0 = trace.then(Instant::now);
+        let ops: Vec<&[IntRef]> = if self.square { vec![f] } else { vec![f, g] };
+        let total: usize = ops.iter().map(|o| o.len()).sum();
+        let limbs = alloc(total * l)?;
+        let lens: Vec<usize> = ops.iter().map(|o| o.len()).collect();
+        let mut signs = crate::int::try_zeroed::<u8>(total)?;
+        let mut at = 0;
+        for op in &ops {
+            let d = &mut signs[at..at + op.len()];
+            d.par_iter_mut().zip(op.par_iter()).with_min_len(1 << 14).for_each(|(d, c)| *d = u8::from(c.neg));
+            at += op.len();
+        }
+        let d_signs = stream.clone_htod(&signs).map_err(launch_err("cuMemcpyHtoD"))?;
+        let out_words = hlen * stride;
+        let mut host = Host::get(&self.dev, (total * l).max(out_words))?;
+        let t_setup = trace.then(Instant::now);
+        {
+            let buf = host.slice()?;
+            let (dptr, _sync) = limbs.device_ptr(stream);
+            let per = (CHUNK / l).max(1);
+            let mut at = 0;
+            for op in &ops {
+                for src in op.chunks(per) {
+                    let dst = &mut buf[at * l..(at + src.len()) * l];
+                    dst.par_chunks_mut(l).zip(src.par_iter()).with_min_len(1024).for_each(|(d, x)| {
+                        d[..x.mag.len()].copy_from_slice(x.mag);
+                        d[x.mag.len()..].fill(0);
+                    });
+                    // SAFETY: dst lies in the live buffer `host` (pinned: asynchronous DMA; it is
+                    // not written again before the stream has passed this copy); the device range
+                    // is inside `limbs`.
+                    unsafe { cu::memcpy_htod_async(dptr + (at * l * 8) as u64, &*dst, stream.cu_stream()) }
+                        .map_err(launch_err("cuMemcpyHtoD"))?;
+                    at += src.len();
+                }
+            }
+        }
+        let t_up = trace.then(Instant::now);
+        let (out, d_neg) = self.compute(&limbs, &d_signs, &lens, hlen, stride)?;
+        let t_enq = trace.then(Instant::now);
         // 5. download, chunk by chunk, copying each into h while the next one moves
         let neg = stream.clone_dtoh(&d_neg).map_err(launch_err("cuMemcpyDtoH"))?;
+        let t_dev = trace.then(Instant::now);
         let buf = host.slice()?;
         let (optr, _sync) = out.device_ptr(stream);
         let mut events = Vec::new();
@@ -427,8 +473,54 @@ impl Job {
             dst.par_chunks_mut(1 << 14).zip(src.par_chunks(1 << 14)).for_each(|(d, s)| d.copy_from_slice(s));
         }
         sgn.par_iter_mut().zip(neg.par_iter()).with_min_len(1 << 14).for_each(|(d, &s)| *d = s != 0);
-        stream.synchronize().map_err(launch_err("cuStreamSynchronize"))
+        stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+        if let (Some(t0), Some(a), Some(b), Some(c), Some(d)) = (t0, t_setup, t_up, t_enq, t_dev) {
+            let ms = |x: Instant, y: Instant| (y - x).as_secs_f64() * 1e3;
+            eprintln!(
+                "GPMP_TRACE gpu poly_mul {} x {}: signs+staging {:.3} ms, limbs {:.3}, enqueue {:.3}, device wait {:.3}, download+copy {:.3}",
+                f.len(), g.len(), ms(t0, a), ms(a, b), ms(b, c), ms(c, d), ms(d, Instant::now())
+            );
+        }
+        Ok(())
     }
+}
+
+/// Kernel-only time of f·g on the current device, in milliseconds: residues, transforms, pointwise
+/// products, inverse transforms and CRT on device-resident inputs, timed by events; the median of
+/// `reps` runs after a warm-up run. Also returns the prime count and the transform length.
+pub fn time_device(f: &[IntRef], g: &[IntRef], reps: usize) -> Result<(f64, usize, usize)> {
+    let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len()).max(1);
+    let dev = device::current()?;
+    shield("GPU poly_mul timing", || {
+        let job = Job::new(&dev, f, g, bits)?;
+        let stream = &job.stream;
+        let (hlen, stride, l) = (f.len() + g.len() - 1, limbs_for_bits(bits), job.l);
+        let mut words = vec![0u64; (f.len() + g.len()) * l];
+        for (d, x) in words.chunks_mut(l).zip(f.iter().chain(g)) {
+            d[..x.mag.len()].copy_from_slice(x.mag);
+        }
+        let signs: Vec<u8> = f.iter().chain(g).map(|c| u8::from(c.neg)).collect();
+        let limbs = stream.clone_htod(&words).map_err(launch_err("cuMemcpyHtoD"))?;
+        let d_signs = stream.clone_htod(&signs).map_err(launch_err("cuMemcpyHtoD"))?;
+        let ev = || {
+            let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+            stream.context().new_event(flags).map_err(launch_err("cuEventCreate"))
+        };
+        let (start, end) = (ev()?, ev()?);
+        let mut times = Vec::with_capacity(reps);
+        for i in 0..=reps {
+            start.record(stream).map_err(launch_err("cuEventRecord"))?;
+            let out = job.compute(&limbs, &d_signs, &[f.len(), g.len()], hlen, stride)?;
+            end.record(stream).map_err(launch_err("cuEventRecord"))?;
+            end.synchronize().map_err(launch_err("cuEventSynchronize"))?;
+            drop(out);
+            if i > 0 {
+                times.push(start.elapsed_ms(&end).map_err(launch_err("cuEventElapsedTime"))? as f64);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        Ok((times.get(times.len() / 2).copied().unwrap_or(f64::NAN), job.s.primes.len(), job.n))
+    })
 }
 
 #[cfg(test)]
@@ -644,10 +736,11 @@ mod tests {
 
         #[test]
         fn absurd_sizes_fail_cleanly() {
-            // 2^31 coefficients of 2^14 bits: far more than the device holds.
-            let one = [u64::MAX; 256];
-            let f: Vec<IntRef> = vec![IntRef::new(false, &one); 1 << 16];
-            let g: Vec<IntRef> = vec![IntRef::new(true, &one); 1 << 16];
+            // 2^21 x 2^21 coefficients of 950 limbs: about 1960 primes and n = 2^22, so 130 GB of
+            // rows; refused before any device or output allocation.
+            let one = vec![u64::MAX; 950];
+            let f: Vec<IntRef> = vec![IntRef::new(false, &one); 1 << 21];
+            let g: Vec<IntRef> = vec![IntRef::new(true, &one); 1 << 21];
             match mul(&f, &g) {
                 Err(Error::OutOfMemory(_)) => {}
                 other => panic!("expected OutOfMemory, got {:?}", other.map(|h| h.len())),

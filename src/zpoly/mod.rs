@@ -18,7 +18,7 @@ pub(crate) mod testing;
 #[cfg(test)]
 mod timing;
 
-use crate::int::{max_bits, product_bits, IntRef, ZSlab};
+use crate::int::{product_bits, IntRef, ZSlab};
 use crate::runtime::{self, Backend};
 use crate::Result;
 
@@ -122,8 +122,9 @@ pub fn gpu_wanted(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<bool> 
     if backend == Backend::Cpu {
         return Ok(false);
     }
-    let bits = product_bits(max_bits(f), max_bits(g), f.len(), g.len());
-    if bits == 0 || !crate::gpu::multimod::supports(bits) {
+    use crate::gpu::multimod::{max_bits_par, supports};
+    let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len());
+    if bits == 0 || !supports(bits) {
         return Ok(false);
     }
     Ok(match backend {
