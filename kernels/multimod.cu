@@ -122,3 +122,73 @@ extern "C" __global__ void __launch_bounds__(NT) garner(
     for (unsigned s = W; s < S; ++s) out[m * S + s] = 0;
     neg[m] = negative && any;
 }
+
+// Split mode (coefficients cut into their K limbs, ms. Kronecker's y = x^T, T = 2K - 1): position
+// m = c T + j holds limb j of coefficient c with c's sign for j < K, else 0 (and 0 past len T).
+// w[i L] = (1, companion) reduces a limb mod p_i. Grid: x over m < n, y over i.
+extern "C" __global__ void __launch_bounds__(NT) residues_split(
+    const u64* __restrict__ limbs, const unsigned char* __restrict__ neg, u64 len, unsigned K, unsigned T,
+    u64 n, const u64* __restrict__ primes, const pair* __restrict__ w, u64* const* __restrict__ rows, u64 off)
+{
+    const u64 m = (u64)blockIdx.x * NT + threadIdx.x;
+    if (m >= n) return;
+    const unsigned i = blockIdx.y;
+    const u64 p = primes[i];
+    const u64 c = m / T;
+    const unsigned j = (unsigned)(m - c * T);
+    u64 r = 0;
+    if (c < len && j < K) {
+        r = mul_shoup(limbs[c * K + j], w[(u64)i * K], p);
+        if (neg[c] && r) r = p - r;
+    }
+    rows[i][off + m] = r;
+}
+
+// h_c = sum_(j < T) d_(c T + j) 2^(64 j) for c < len, where d_q is the signed value with magnitude
+// d[q D .. q D + D) and sign dneg[q]: accumulated in two's complement on S + 1 limbs (acc: scratch
+// of (S + 1) len words, limb t of c at t len + c), written as |h_c| (S limbs) and its sign.
+extern "C" __global__ void __launch_bounds__(NT) recombine(
+    const u64* __restrict__ d, const unsigned char* __restrict__ dneg, unsigned D, unsigned T, u64 len,
+    u64* __restrict__ acc, u64* __restrict__ out, unsigned S, unsigned char* __restrict__ neg)
+{
+    const u64 c = (u64)blockIdx.x * NT + threadIdx.x;
+    if (c >= len) return;
+    const unsigned A = S + 1;
+    for (unsigned t = 0; t < A; ++t) acc[(u64)t * len + c] = 0;
+    for (unsigned j = 0; j < T; ++j) {
+        const u64 q = c * T + j;
+        const bool sub = dneg[q];
+        u64 carry = 0;  // carry (add) or borrow (sub)
+        unsigned t = j;
+        for (unsigned s = 0; t < A && (s < D || carry); ++s, ++t) {
+            const u64 v = s < D ? d[q * D + s] : 0;
+            const u64 a = acc[(u64)t * len + c];
+            u64 r;
+            if (!sub) {
+                r = a + v;
+                const u64 c1 = r < a;
+                r += carry;
+                carry = c1 | (r < carry);
+            } else {
+                r = a - v;
+                const u64 b1 = a < v;
+                const u64 b2 = r < carry;
+                r -= carry;
+                carry = b1 | b2;
+            }
+            acc[(u64)t * len + c] = r;
+        }
+    }
+    const bool negative = acc[(u64)S * len + c] >> 63;
+    u64 cy = 1, any = 0;
+    for (unsigned t = 0; t < S; ++t) {
+        u64 a = acc[(u64)t * len + c];
+        if (negative) {
+            a = ~a + cy;
+            cy = cy && a == 0;
+        }
+        any |= a;
+        out[c * S + t] = a;
+    }
+    neg[c] = negative && any;
+}

@@ -25,7 +25,7 @@ use super::compile::Spec;
 use super::device::{self, Device};
 use super::ntt::Plan;
 use super::{driver_err, shield};
-use crate::int::{limbs_for_bits, product_bits, IntRef, ZSlab};
+use crate::int::{ceil_log2, limbs_for_bits, product_bits, IntRef, ZSlab};
 use crate::nmod::prime::{fourier_primes, invmod, mulmod, primitive_root_of_unity, shoup};
 use crate::{Error, Result};
 use cudarc::driver::{result as cu, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PinnedHostSlice, PushKernelArg};
@@ -162,7 +162,7 @@ struct Setup {
     w: usize,
     fwd: Vec<Arc<Plan<u64>>>,
     inv: Vec<Arc<Plan<u64>>>,
-    funcs: [CudaFunction; 3],
+    funcs: [CudaFunction; 5],
 }
 
 /// The setup for (device, k primes, length 2^logn), built at first use and kept.
@@ -203,7 +203,7 @@ fn setup(dev: &Device, stream: &Arc<CudaStream>, primes: &[u64], logn: u32) -> R
         w: m.len(),
         fwd,
         inv,
-        funcs: [f("residues")?, f("pointwise")?, f("garner")?],
+        funcs: [f("residues")?, f("pointwise")?, f("garner")?, f("residues_split")?, f("recombine")?],
     });
     cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, Arc::clone(&s));
     Ok(s)
@@ -266,7 +266,11 @@ impl Host<'_> {
 /// f·g on the current device (f, g non-empty; f and g the same slice = a square): the
 /// [`crate::zpoly`] contract. Coefficients beyond [`supports`] fail with `SizeTooLarge`.
 pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
-    let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len());
+    mul_bits(f, g, product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len()))
+}
+
+/// [`mul`] given `bits` = `product_bits` of f and g (the dispatcher has it already).
+pub fn mul_bits(f: &[IntRef], g: &[IntRef], bits: u64) -> Result<ZSlab> {
     let hlen = f.len() + g.len() - 1;
     if bits == 0 {
         return ZSlab::zeros(hlen, 1);
@@ -296,15 +300,52 @@ struct Job {
     /// Limbs per input coefficient (the larger operand's).
     l: usize,
     square: bool,
+    /// Split mode: T = 2L − 1 transform positions per coefficient (one limb each), else 1.
+    t: usize,
+    /// Split mode: limbs of a digit product d_q (the CRT's output stride).
+    d: usize,
 }
 
-/// Device bytes of a product with k primes, length n, `inputs` coefficients of `l` limbs and
-/// output stride `stride`: (k + 1)·2n words of rows, the inputs, the CRT scratch (at most k limbs a
-/// coefficient) and the output.
-fn device_bytes(k: usize, n: usize, inputs: usize, l: usize, stride: usize) -> u128 {
-    let (k, n, hlen) = (k as u128, n as u128, n as u128);
-    let words = (k + 1) * 2 * n + inputs as u128 * l as u128 + hlen * (k + stride as u128);
-    8 * words + 2 * hlen + 16 * k
+/// Device bytes of a product with k primes, length n, `inputs` coefficients of `l` limbs, output
+/// stride `stride`, `pos` CRT positions of `d` limbs: (k + 1)·2n words of rows, the inputs, the CRT
+/// scratch (at most k limbs a position), its output and the final output.
+fn device_bytes(k: usize, n: usize, inputs: usize, l: usize, stride: usize, pos: usize, d: usize) -> u128 {
+    let (k, n, pos) = (k as u128, n as u128, pos as u128);
+    let words = (k + 1) * 2 * n + inputs as u128 * l as u128 + pos * (k + d as u128) + n * (stride as u128 + 1);
+    8 * words + 2 * n + 2 * pos + 16 * k
+}
+
+/// Estimated device milliseconds of a product with k primes at length n and `pos` CRT positions
+/// (H100, bench/results/gpu-h100.md): 3 transforms of about 25 Gpoints/s, 4 µs a launch (host
+/// bound for small n), the quadratic CRT at about 10^8 Shoup products per ms.
+fn cost_ms(k: usize, n: usize, pos: usize) -> f64 {
+    let passes = super::ntt::passes(n.trailing_zeros(), 1 << 61) as f64;
+    let (k, n) = (k as f64, n as f64);
+    3.0 * k * n / 2.5e7 + (3.0 * k * passes + 4.0) * 0.004 + pos as f64 * k * k / 2e8
+}
+
+/// The shape of a product with `bits`-bit coefficients (`product_bits`), lengths la, lb and at
+/// most `l` limbs a coefficient: (primes, T, d). Direct (T = 1): the coefficients' residues, primes
+/// for 2^(bits+1). Split (T = 2l − 1): coefficient c becomes the l positions cT + j (its limbs, signed)
+/// of a longer sequence, so that the digit products d_q = Σ f_(c,j) g_(c',j') at q = (c + c')T + j + j'
+/// never mix coefficients (j + j' < T) and h_c = Σ_(j<T) d_(cT+j)·2^(64j); |d_q| < min(la,lb)·l·2^128
+/// needs only 3 primes, at T times the length. The cheaper by [`cost_ms`].
+fn plan_shape(bits: u64, la: usize, lb: usize, l: usize) -> Result<(Vec<u64>, usize, usize)> {
+    let hlen = la + lb - 1;
+    let direct = primes_for(bits + 1);
+    if l < 2 {
+        return Ok((direct?, 1, 0));
+    }
+    let t = 2 * l - 1;
+    let dbits = 128 + ceil_log2(la.min(lb)) + ceil_log2(l);
+    let split = primes_for(dbits + 1)?;
+    let pos = hlen.checked_mul(t).filter(|p| p.next_power_of_two() >> MIN_K == 0);
+    let Some(pos) = pos else { return Ok((direct?, 1, 0)) };
+    let split_ms = cost_ms(split.len(), pos.next_power_of_two().max(2), pos);
+    match direct {
+        Ok(p) if cost_ms(p.len(), hlen.next_power_of_two().max(2), hlen) <= split_ms => Ok((p, 1, 0)),
+        _ => Ok((split, t, limbs_for_bits(dbits))),
+    }
 }
 
 fn launch_err(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
@@ -315,14 +356,14 @@ impl Job {
     /// Chooses the primes and the length, checks that the product fits the free device memory, and
     /// loads the constants and plans.
     fn new(dev: &Arc<Device>, f: &[IntRef], g: &[IntRef], bits: u64) -> Result<Job> {
-        let primes = primes_for(bits + 1)?;
         let hlen = f.len() + g.len() - 1;
-        let logn = hlen.next_power_of_two().max(2).trailing_zeros();
+        let l = f.par_iter().chain(g).with_min_len(1 << 14).map(|c| c.mag.len()).max().unwrap_or(0).max(1);
+        let (primes, t, d) = plan_shape(bits, f.len(), g.len(), l)?;
+        let logn = (hlen * t).next_power_of_two().max(2).trailing_zeros();
         if logn > MIN_K {
             return Err(Error::SizeTooLarge(format!("{hlen} product coefficients")));
         }
-        let l = f.par_iter().chain(g).with_min_len(1 << 14).map(|c| c.mag.len()).max().unwrap_or(0).max(1);
-        let need = device_bytes(primes.len(), 1 << logn, f.len() + g.len(), l, limbs_for_bits(bits));
+        let need = device_bytes(primes.len(), 1 << logn, f.len() + g.len(), l, limbs_for_bits(bits), hlen * t, d);
         dev.ctx.bind_to_thread().map_err(launch_err("cuCtxSetCurrent"))?;
         let (free, _) = cu::mem_get_info().map_err(launch_err("cuMemGetInfo"))?;
         if need > free as u128 {
@@ -331,7 +372,7 @@ impl Job {
         let stream = dev.stream()?;
         let s = setup(dev, &stream, &primes, logn)?;
         let wts = weights(dev, &stream, &primes, l)?;
-        Ok(Job { dev: Arc::clone(dev), stream, s, wts, n: 1 << logn, l, square: std::ptr::eq(f, g) })
+        Ok(Job { dev: Arc::clone(dev), stream, s, wts, n: 1 << logn, l, square: std::ptr::eq(f, g), t, d })
     }
 
     /// Steps 2–4 on device-resident inputs (`lens`: the operands' lengths, one for a square; their
@@ -362,10 +403,16 @@ impl Job {
             let first = lens[..o].iter().sum::<usize>();
             let lv = limbs.slice(first * l..(first + len) * l);
             let sv = d_signs.slice(first..first + len);
-            let (len, lu, nu, offu) = (len as u64, l as u32, n as u64, off as u64);
-            let mut b = stream.launch_builder(&self.s.funcs[0]);
-            b.arg(&lv).arg(&sv).arg(&len).arg(&lu).arg(&nu).arg(&self.s.d_primes).arg(&*self.wts).arg(&p0).arg(&offu);
-            // SAFETY: matches `residues`; rows hold 2n words, limbs len·L, signs len, w k·L pairs.
+            let (len, lu, tu, nu, offu) = (len as u64, l as u32, self.t as u32, n as u64, off as u64);
+            let split = self.t > 1;
+            let mut b = stream.launch_builder(&self.s.funcs[if split { 3 } else { 0 }]);
+            b.arg(&lv).arg(&sv).arg(&len).arg(&lu);
+            if split {
+                b.arg(&tu);
+            }
+            b.arg(&nu).arg(&self.s.d_primes).arg(&*self.wts).arg(&p0).arg(&offu);
+            // SAFETY: matches `residues` / `residues_split`; rows hold 2n words, limbs len·L, signs
+            // len, w k·L pairs.
             unsafe { b.launch(grid(n, k)?) }.map_err(launch_err("residues launch"))?;
         }
         let count = lens.len();
@@ -388,21 +435,36 @@ impl Job {
             }
         }
         drop(scratch);
-        // 4. CRT
+        // 4. CRT over `pos` positions into stride `cs` (split mode: the digit products, then their
+        // recombination into the coefficients)
+        let (pos, cs) = if self.t > 1 { (hlen * self.t, self.d) } else { (hlen, stride) };
         let p2 = ptrs(&rows)?;
-        let x = alloc(self.s.w * hlen)?;
-        let out = alloc(out_words)?;
-        // SAFETY: bytes, written by the kernel before being read.
-        let d_neg = unsafe { stream.alloc::<u8>(hlen) }.map_err(launch_err("cuMemAlloc"))?;
+        let x = alloc(self.s.w * pos)?;
+        let crt = alloc(pos * cs)?;
+        // SAFETY: bytes, written by the kernels before being read.
+        let bytes = |len: usize| unsafe { stream.alloc::<u8>(len.max(1)) }.map_err(launch_err("cuMemAlloc"));
+        let crt_neg = bytes(pos)?;
         {
-            let (len, ku, wu, su) = (hlen as u64, k as u32, self.s.w as u32, stride as u32);
+            let (len, ku, wu, su) = (pos as u64, k as u32, self.s.w as u32, cs as u32);
             let mut b = stream.launch_builder(&self.s.funcs[2]);
             b.arg(&p2).arg(&len).arg(&ku).arg(&self.s.d_primes).arg(&self.s.d_garner).arg(&self.s.d_modulus);
-            b.arg(&self.s.d_half).arg(&wu).arg(&x).arg(&out).arg(&su).arg(&d_neg);
-            // SAFETY: matches `garner`; rows hold ≥ hlen words, x W·hlen, out hlen·S, neg hlen.
-            unsafe { b.launch(grid(hlen, 1)?) }.map_err(launch_err("garner launch"))?;
+            b.arg(&self.s.d_half).arg(&wu).arg(&x).arg(&crt).arg(&su).arg(&crt_neg);
+            // SAFETY: matches `garner`; rows hold ≥ pos words, x W·pos, crt pos·cs, crt_neg pos.
+            unsafe { b.launch(grid(pos, 1)?) }.map_err(launch_err("garner launch"))?;
         }
-        Ok((out, d_neg))
+        if self.t == 1 {
+            return Ok((crt, crt_neg));
+        }
+        drop((x, rows));
+        let acc = alloc((stride + 1) * hlen)?;
+        let out = alloc(out_words)?;
+        let neg = bytes(hlen)?;
+        let (du, tu, len, su) = (self.d as u32, self.t as u32, hlen as u64, stride as u32);
+        let mut b = stream.launch_builder(&self.s.funcs[4]);
+        b.arg(&crt).arg(&crt_neg).arg(&du).arg(&tu).arg(&len).arg(&acc).arg(&out).arg(&su).arg(&neg);
+        // SAFETY: matches `recombine`; crt holds hlen·T digits of D limbs, acc (S+1)·hlen, out hlen·S.
+        unsafe { b.launch(grid(hlen, 1)?) }.map_err(launch_err("recombine launch"))?;
+        Ok((out, neg))
     }
 
     fn run(&self, f: &[IntRef], g: &[IntRef], h: &mut ZSlab) -> Result<()> {
@@ -581,6 +643,32 @@ mod tests {
         assert_eq!(primes_for(64 + 64 + 20 + 1).unwrap().len(), 3);
         assert!(primes_for(MAX_PRIMES as u64 * 62).is_err());
         assert!(supports(100_000) && !supports(MAX_PRIMES as u64 * 61));
+    }
+
+    /// The shape: one-limb coefficients stay direct; many-limb ones are split into limbs with 3
+    /// primes when that is cheaper (the W2 grid's 1024- and 16384-bit cells), and the digit bound
+    /// min(la, lb)·l·2^128 holds for those primes.
+    #[test]
+    fn shapes_follow_the_cost_model() {
+        let shape = |la: usize, lb: usize, b: u64| {
+            let l = limbs_for_bits(b);
+            let (p, t, d) = plan_shape(product_bits(b, b, la, lb), la, lb, l).unwrap();
+            (p.len(), t, d)
+        };
+        assert_eq!(shape(1 << 20, 1 << 20, 64), (3, 1, 0));
+        assert_eq!(shape(1 << 22, 1 << 22, 64), (3, 1, 0));
+        assert_eq!(shape(1 << 20, 1 << 20, 256).1, 1);
+        assert_eq!(shape(1 << 12, 1 << 12, 1024), (3, 31, 3));
+        assert_eq!(shape(1 << 10, 1 << 10, 16384), (3, 511, 3));
+        // Beyond MAX_PRIMES the split shape still serves.
+        let (p, t, _) = plan_shape(200_000, 4, 4, 1600).unwrap();
+        assert_eq!((p.len(), t), (3, 3199));
+        for (la, lb, l) in [(1usize, 1usize, 2usize), (1 << 12, 5, 16), (1 << 10, 1 << 10, 256)] {
+            let (p, _, _) = plan_shape(u64::MAX / 4, la, lb, l).unwrap_or_else(|_| plan_shape(100_000, la, lb, l).unwrap());
+            let sum: f64 = p.iter().map(|&q| (q as f64).log2()).sum();
+            let need = 128.0 + ((la.min(lb) * l) as f64).log2() + 1.0;
+            assert!(sum > need, "{la} {lb} {l}");
+        }
     }
 
     #[test]

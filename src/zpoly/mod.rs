@@ -51,8 +51,10 @@ pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
     if f.is_empty() || g.is_empty() {
         return ZSlab::zeros(0, 1);
     }
-    if alg == Alg::Auto && gpu_wanted(f, g, runtime::backend())? {
-        return crate::gpu::multimod::mul(f, g);
+    if alg == Alg::Auto {
+        if let Some(bits) = gpu_bits(f, g, runtime::backend())? {
+            return crate::gpu::multimod::mul_bits(f, g, bits);
+        }
     }
     let alg = if alg == Alg::Auto { choose(f, g) } else { alg };
     match alg {
@@ -108,44 +110,51 @@ pub fn choose(f: &[IntRef], g: &[IntRef]) -> Alg {
     }
 }
 
-/// The GPU takes `mul(f, g, Auto)` from this much work: output length times prime count
-/// ([`crate::gpu::multimod`], 62-bit primes), e.g. length 2^16 at 64 bits (3 primes) or 2^12 at
-/// 1024 bits (35 primes). Below it the fixed cost of a GPU call (launches, allocations, one
-/// synchronisation: about 0.2–0.5 ms) exceeds the CPU's time on 16 cores.
-const GPU_MIN_WORK: u64 = 1 << 17;
+/// The GPU takes `mul(f, g, Auto)` from this many output words (length × limbs a coefficient).
+/// Measured on the H100 host (bench/results/gpu-h100.md, `gpu_poly`, GPU end to end against gpmp's
+/// CPU path on 16 cores): 2^13 × 64-bit (49k words) a tie (0.59 against 0.58 ms), 2^14 × 64-bit
+/// (98k) 2× faster on the GPU, 2^11 × 1024-bit (135k) 1.1×, 2^10 × 64-bit (6k) 0.7×.
+const GPU_MIN_WORDS: u64 = 1 << 16;
 
 /// Whether `mul(f, g, Auto)` runs on the GPU under `backend`: always with `Gpu` (`NoCudaDevice` when
-/// no GPU is usable), with `Auto` from [`GPU_MIN_WORK`] when a GPU is usable, never with `Cpu`; and
+/// no GPU is usable), with `Auto` from [`GPU_MIN_WORDS`] when a GPU is usable, never with `Cpu`; and
 /// only for coefficient sizes the GPU product serves. The explicit algorithms of [`Alg`] always
 /// run on the CPU.
 pub fn gpu_wanted(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<bool> {
+    Ok(gpu_bits(f, g, backend)?.is_some())
+}
+
+/// [`gpu_wanted`], with the product's coefficient bound (`product_bits`) when it is.
+fn gpu_bits(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<Option<u64>> {
     if backend == Backend::Cpu {
-        return Ok(false);
+        return Ok(None);
     }
     use crate::gpu::multimod::{max_bits_par, supports};
     let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len());
     if bits == 0 || !supports(bits) {
-        return Ok(false);
+        return Ok(None);
     }
-    Ok(match backend {
+    let on = match backend {
         Backend::Cpu => false,
         Backend::Gpu => {
             crate::gpu::device::current()?;
             true
         }
         Backend::Auto => {
-            let work = (f.len() + g.len() - 1) as u64 * (bits / 61 + 1);
-            work >= GPU_MIN_WORK && runtime::gpu_available()
+            let words = (f.len() + g.len() - 1) as u64 * crate::int::limbs_for_bits(bits) as u64;
+            words >= GPU_MIN_WORDS && runtime::gpu_available()
         }
-    })
+    };
+    Ok(on.then_some(bits))
 }
 
 /// Whether `mul(f, g, Auto)` runs entirely on the calling thread (a small schoolbook product), so
 /// that the C layer can skip handing it to the worker pool.
 pub fn runs_inline(f: &[IntRef], g: &[IntRef]) -> bool {
+    // The length test first: `choose` reads every coefficient (a cache miss each for mpz inputs).
     !f.is_empty()
         && !g.is_empty()
-        && choose(f, g) == Alg::Schoolbook
         && f.len() + g.len() - 1 < schoolbook::GRAIN
         && runtime::backend() != Backend::Gpu
+        && choose(f, g) == Alg::Schoolbook
 }
