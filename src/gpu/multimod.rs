@@ -1,4 +1,4 @@
-//! Dense Z\[x\] multiplication on the GPU by the multi-modular NTT ([EM] §9 of the reference's
+//! Dense Z\[x\] multiplication on the GPU by the multi-modular NTT (\[EM\] §9 of the reference's
 //! integer-polynomial-multiplication.md): h = f·g modulo k primes 2^61 < p_i < 2^62 with 2^32 | p_i − 1,
 //! then Garner's CRT with the symmetric lift, all on the device (`kernels/multimod.cu`).
 //!
@@ -17,6 +17,10 @@
 //!    prime in one call); `pointwise`; inverse NTT (scaled by n^(−1)): the linear convolution mod p_i;
 //! 4. `garner`: mixed-radix digits, limbs by Horner, symmetric lift → stride-S magnitudes and signs;
 //! 5. download in chunks into pinned staging, copied into the [`ZSlab`] while the next chunk moves.
+//!
+//! Multi-limb coefficients may instead be split into their limbs (`plan_shape`): 3 primes on a
+//! sequence 2L − 1 times longer, then `recombine` on the device. `GPMP_TRACE=1` prints the stage
+//! times of every call to stderr.
 //!
 //! Device memory: (k + 1)·2n words for the rows, plus inputs, the CRT scratch (W·len words, W = limbs
 //! of M) and the output. A product that does not fit the free device memory fails with
