@@ -226,6 +226,9 @@ fn weights(dev: &Device, stream: &Arc<CudaStream>, primes: &[u64], limbs: usize)
     Ok(w)
 }
 
+/// Largest pinned staging buffer kept (1 GiB); larger products use pageable memory.
+const STAGING_MAX_WORDS: usize = 1 << 27;
+
 /// The process's pinned staging buffer (one; a call that finds it busy uses pageable memory).
 fn staging() -> &'static Mutex<Option<PinnedHostSlice<u64>>> {
     static S: OnceLock<Mutex<Option<PinnedHostSlice<u64>>>> = OnceLock::new();
@@ -241,6 +244,9 @@ enum Host<'a> {
 
 impl Host<'_> {
     fn get(dev: &Device, len: usize) -> Result<Host<'static>> {
+        if len > STAGING_MAX_WORDS {
+            return Ok(Host::Pageable(crate::int::try_zeroed_words(len)?));
+        }
         if let Ok(mut g) = staging().try_lock() {
             if g.as_ref().is_some_and(|s| s.context() != &dev.ctx || s.len() < len) {
                 *g = None;

@@ -46,7 +46,8 @@ impl Alg {
     }
 }
 
-/// f·g with the algorithm `alg` (`Auto` picks by size). Empty `f` or `g` gives an empty result.
+/// f·g with the algorithm `alg` (`Auto` picks by size, and goes to the GPU product
+/// [`crate::gpu::multimod`] when [`gpu_wanted`] says so). Empty `f` or `g` gives an empty result.
 pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
     if f.is_empty() || g.is_empty() {
         return ZSlab::zeros(0, 1);
