@@ -65,7 +65,7 @@ pub fn primes_for(bits: u64) -> Result<Vec<u64>> {
     let want = (bits as usize / 61 + 2).min(MAX_PRIMES);
     let mut list = LIST.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     if list.len() < want {
-        *list = fourier_primes(PRIME_BITS, MIN_K, want.max(2 * list.len()).max(16).min(MAX_PRIMES));
+        *list = fourier_primes(PRIME_BITS, MIN_K, (2 * list.len()).clamp(want.max(16), MAX_PRIMES));
     }
     let mut sum = 0.0f64;
     for (i, &p) in list.iter().enumerate() {
@@ -171,9 +171,10 @@ struct Setup {
 
 /// The setup for (device, k primes, length 2^logn), built at first use and kept.
 fn setup(dev: &Device, stream: &Arc<CudaStream>, primes: &[u64], logn: u32) -> Result<Arc<Setup>> {
-    type Key = (usize, usize, u32);
-    static CACHE: OnceLock<Mutex<HashMap<Key, Arc<Setup>>>> = OnceLock::new();
-    static PLANS: OnceLock<Mutex<HashMap<(usize, u32, u64, bool), Arc<Plan<u64>>>>> = OnceLock::new();
+    type Setups = Mutex<HashMap<(usize, usize, u32), Arc<Setup>>>;
+    type Plans = Mutex<HashMap<(usize, u32, u64, bool), Arc<Plan<u64>>>>;
+    static CACHE: OnceLock<Setups> = OnceLock::new();
+    static PLANS: OnceLock<Plans> = OnceLock::new();
     let key = (dev.ordinal, primes.len(), logn);
     let cache = CACHE.get_or_init(Default::default);
     if let Some(s) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
@@ -215,7 +216,8 @@ fn setup(dev: &Device, stream: &Arc<CudaStream>, primes: &[u64], logn: u32) -> R
 
 /// The limb weights of (device, k primes, L limbs), kept.
 fn weights(dev: &Device, stream: &Arc<CudaStream>, primes: &[u64], limbs: usize) -> Result<Arc<CudaSlice<u64>>> {
-    static CACHE: OnceLock<Mutex<HashMap<(usize, usize, usize), Arc<CudaSlice<u64>>>>> = OnceLock::new();
+    type Weights = Mutex<HashMap<(usize, usize, usize), Arc<CudaSlice<u64>>>>;
+    static CACHE: OnceLock<Weights> = OnceLock::new();
     let key = (dev.ordinal, primes.len(), limbs);
     let cache = CACHE.get_or_init(Default::default);
     if let Some(w) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
