@@ -52,8 +52,17 @@ pub(crate) unsafe fn views_of_array<'a>(p: *const mpz_t, len: usize, what: &str)
         return invalid!("{what} is NULL but its length is {len}");
     }
     check_len(len, what)?;
-    Ok((0..len).map(|i| view(p.add(i))).collect())
+    if len < PARALLEL_LEN {
+        return Ok((0..len).map(|i| view(p.add(i))).collect());
+    }
+    let base = SendPtr(p as *mut mpz_t);
+    // SAFETY: as above; the workers only read distinct elements.
+    Ok(crate::runtime::install(|| (0..len).into_par_iter().with_min_len(1 << 12).map(|i| unsafe { view(base.get().add(i)) }).collect()))
 }
+
+/// Arrays from this many elements are viewed, and size-checked before writing, in gpmp's pool (a
+/// serial pass costs milliseconds per million elements: the GPU product's whole budget).
+const PARALLEL_LEN: usize = 1 << 15;
 
 /// Views of `len` `mpz_t` given by pointers (an `mpz_srcptr *` array).
 ///
@@ -134,16 +143,23 @@ pub(crate) unsafe fn write_ints<'a>(
     slot: impl Fn(usize) -> *mut mpz_t + Sync,
 ) -> Result<()> {
     // Pass 1 (caller's thread): grow what is too small (values unchanged), stop at an element over
-    // GMP's size limit.
-    for i in 0..len {
+    // GMP's size limit. For long arrays the elements to visit are found in parallel first.
+    let visit = |i: usize| {
+        let need = get(i).mag.len();
+        // SAFETY: slot(i) is an initialised mpz_t (the caller's contract); only read here.
+        need > i32::MAX as usize || unsafe { (*slot(i)).alloc as usize } < need
+    };
+    let todo: Vec<usize> = if len < PARALLEL_LEN {
+        (0..len).filter(|&i| visit(i)).collect()
+    } else {
+        crate::runtime::install(|| (0..len).into_par_iter().with_min_len(1 << 12).filter(|&i| visit(i)).collect())
+    };
+    for i in todo {
         let need = get(i).mag.len();
         if need > i32::MAX as usize {
             return Err(Error::SizeTooLarge(format!("result {i} of {need} limbs exceeds GMP's limit")));
         }
-        let z = slot(i);
-        if ((*z).alloc as usize) < need {
-            gmp::mpz_limbs_write(z, need as _);
-        }
+        gmp::mpz_limbs_write(slot(i), need as _);
     }
     // Pass 2 (parallel in gpmp's pool; small results stay on this thread, where handing the copy
     // to the pool would cost more than the copy): copy limbs, set sizes.
@@ -166,4 +182,46 @@ pub(crate) unsafe fn write_ints<'a>(
         crate::runtime::install(|| (0..len).into_par_iter().with_min_len(1024).for_each(copy));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::zpoly::testing::{poly, views, Rng};
+
+    /// Arrays past PARALLEL_LEN take the parallel paths: the views equal the serial ones, and the
+    /// writer grows exactly what is too small and writes every value (mixed signs, zeros, sizes).
+    #[test]
+    fn long_arrays_round_trip_in_parallel() {
+        let len = PARALLEL_LEN + 3;
+        let mut rng = Rng(77);
+        let c = poly(&mut rng, len, 300, 2);
+        let cv = views(&c);
+        let mut h = ZSlab::zeros(len, 5).unwrap();
+        for (i, v) in cv.iter().enumerate() {
+            h.set(i, v.neg, v.mag);
+        }
+        // SAFETY: every mpz_t is initialised here and cleared below; slots are distinct.
+        unsafe {
+            let mut z: Vec<std::mem::MaybeUninit<mpz_t>> = (0..len).map(|_| std::mem::MaybeUninit::uninit()).collect();
+            for (i, x) in z.iter_mut().enumerate() {
+                if i % 3 == 0 {
+                    gmp::mpz_init2(x.as_mut_ptr(), 64 * 5);
+                } else {
+                    gmp::mpz_init(x.as_mut_ptr());
+                }
+            }
+            let mut z: Vec<mpz_t> = z.into_iter().map(|x| x.assume_init()).collect();
+            let base = SendPtr(z.as_mut_ptr());
+            write_slab(&h, move |i| base.get().add(i)).unwrap();
+            let got = views_of_array(z.as_ptr(), len, "z").unwrap();
+            assert_eq!(got.len(), len);
+            for (i, (g, w)) in got.iter().zip(&cv).enumerate() {
+                assert_eq!(g, w, "element {i}");
+            }
+            for x in z.iter_mut() {
+                gmp::mpz_clear(x);
+            }
+        }
+    }
 }

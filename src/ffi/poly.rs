@@ -52,6 +52,9 @@ fn mul_into(
 
 /// h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;
 /// nothing is written when flen or glen is 0. h may be the same array as f or g.
+/// Backend: the GPU (multi-modular NTT) under `GPMP_BACKEND_GPU` (`GPMP_NO_CUDA_DEVICE` without a
+/// usable one) and under `GPMP_BACKEND_AUTO` from 2^16 output limbs when a GPU is usable; the same
+/// result either way. `gpmp_poly_mul_alg` with an explicit algorithm always runs on the CPU.
 ///
 /// # Safety
 /// Arrays as described, initialised by the caller.

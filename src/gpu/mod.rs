@@ -6,7 +6,8 @@
 //! - [`compile`]: the CUDA C kernels of `kernels/`, compiled by NVRTC at first use and cached;
 //! - [`ntt`]: batched word-size NTTs on the device;
 //! - [`gfpf`]: the generalized Fermat prime field FFT and elementwise arithmetic on the device;
-//! - [`zvec`]: `gpmp_zvec` in device memory (element-wise integer arithmetic).
+//! - [`zvec`]: `gpmp_zvec` in device memory (element-wise integer arithmetic);
+//! - [`multimod`]: the multi-modular Z\[x\] product (`gpmp_poly_mul` on the GPU).
 //!
 //! No build needs CUDA: libcuda and libnvrtc are loaded when first used, and only after their
 //! presence has been checked (cudarc panics when a library is missing). Every driver or compiler
@@ -16,6 +17,7 @@ pub mod autotune;
 pub mod compile;
 pub mod device;
 pub mod gfpf;
+pub mod multimod;
 pub mod ntt;
 pub mod zvec;
 

@@ -18,7 +18,8 @@ pub(crate) mod testing;
 #[cfg(test)]
 mod timing;
 
-use crate::int::{IntRef, ZSlab};
+use crate::int::{product_bits, IntRef, ZSlab};
+use crate::runtime::{self, Backend};
 use crate::Result;
 
 /// The algorithms of `gpmp_mul_alg` (same numbering).
@@ -45,10 +46,16 @@ impl Alg {
     }
 }
 
-/// f·g with the algorithm `alg` (`Auto` picks by size). Empty `f` or `g` gives an empty result.
+/// f·g with the algorithm `alg` (`Auto` picks by size, and goes to the GPU product
+/// [`crate::gpu::multimod`] when [`gpu_wanted`] says so). Empty `f` or `g` gives an empty result.
 pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
     if f.is_empty() || g.is_empty() {
         return ZSlab::zeros(0, 1);
+    }
+    if alg == Alg::Auto {
+        if let Some(bits) = gpu_bits(f, g, runtime::backend())? {
+            return crate::gpu::multimod::mul_bits(f, g, bits);
+        }
     }
     let alg = if alg == Alg::Auto { choose(f, g) } else { alg };
     match alg {
@@ -104,8 +111,51 @@ pub fn choose(f: &[IntRef], g: &[IntRef]) -> Alg {
     }
 }
 
+/// The GPU takes `mul(f, g, Auto)` from this many output words (length × limbs a coefficient).
+/// Measured on the H100 host (bench/results/gpu-h100.md, `gpu_poly`, GPU end to end against gpmp's
+/// CPU path on 16 cores): 2^13 × 64-bit (49k words) a tie (0.59 against 0.58 ms), 2^14 × 64-bit
+/// (98k) 2× faster on the GPU, 2^11 × 1024-bit (135k) 1.1×, 2^10 × 64-bit (6k) 0.7×.
+const GPU_MIN_WORDS: u64 = 1 << 16;
+
+/// Whether `mul(f, g, Auto)` runs on the GPU under `backend`: always with `Gpu` (`NoCudaDevice` when
+/// no GPU is usable), with `Auto` from [`GPU_MIN_WORDS`] when a GPU is usable, never with `Cpu`; and
+/// only for coefficient sizes the GPU product serves. The explicit algorithms of [`Alg`] always
+/// run on the CPU.
+pub fn gpu_wanted(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<bool> {
+    Ok(gpu_bits(f, g, backend)?.is_some())
+}
+
+/// [`gpu_wanted`], with the product's coefficient bound (`product_bits`) when it is.
+fn gpu_bits(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<Option<u64>> {
+    if backend == Backend::Cpu {
+        return Ok(None);
+    }
+    use crate::gpu::multimod::{max_bits_par, supports};
+    let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len());
+    if bits == 0 || !supports(bits) {
+        return Ok(None);
+    }
+    let on = match backend {
+        Backend::Cpu => false,
+        Backend::Gpu => {
+            crate::gpu::device::current()?;
+            true
+        }
+        Backend::Auto => {
+            let words = (f.len() + g.len() - 1) as u64 * crate::int::limbs_for_bits(bits) as u64;
+            words >= GPU_MIN_WORDS && runtime::gpu_available()
+        }
+    };
+    Ok(on.then_some(bits))
+}
+
 /// Whether `mul(f, g, Auto)` runs entirely on the calling thread (a small schoolbook product), so
 /// that the C layer can skip handing it to the worker pool.
 pub fn runs_inline(f: &[IntRef], g: &[IntRef]) -> bool {
-    !f.is_empty() && !g.is_empty() && choose(f, g) == Alg::Schoolbook && f.len() + g.len() - 1 < schoolbook::GRAIN
+    // The length test first: `choose` reads every coefficient (a cache miss each for mpz inputs).
+    !f.is_empty()
+        && !g.is_empty()
+        && f.len() + g.len() - 1 < schoolbook::GRAIN
+        && runtime::backend() != Backend::Gpu
+        && choose(f, g) == Alg::Schoolbook
 }
