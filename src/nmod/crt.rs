@@ -83,11 +83,7 @@ impl Crt {
         if small && k <= 4 {
             let mut pl = [1u64, 0, 0, 0];
             for (i, mi) in m.iter().enumerate() {
-                let mut row: Vec<(u64, u64)> = pm[i]
-                    .iter()
-                    .map(|&x| mulmod(x, inv[i].0, mi.p))
-                    .map(|c| (c, mi.shoup(c)))
-                    .collect();
+                let mut row: Vec<(u64, u64)> = pm[i].iter().map(|&x| mulmod(x, inv[i].0, mi.p)).map(|c| (c, mi.shoup(c))).collect();
                 row.push(inv[i]);
                 g.push(row);
                 prefix.push(pl);
@@ -99,16 +95,7 @@ impl Crt {
                 }
             }
         }
-        Crt {
-            m,
-            pm,
-            inv,
-            modulus,
-            half,
-            small,
-            g,
-            prefix,
-        }
+        Crt { m, pm, inv, modulus, half, small, g, prefix }
     }
 
     /// Number of primes.
@@ -144,13 +131,7 @@ impl Crt {
     /// lanes, so the long dependency chain of one coefficient overlaps with the others'.
     /// Coefficient l has residues res\[i·stride + m0 + l\]; its limbs go to x\[l\]\[..limbs()\].
     #[inline(always)]
-    fn unsigned_lanes<const K: usize>(
-        &self,
-        res: &[u64],
-        stride: usize,
-        m0: usize,
-        x: &mut [[u64; 4]; LANES],
-    ) {
+    fn unsigned_lanes<const K: usize>(&self, res: &[u64], stride: usize, m0: usize, x: &mut [[u64; 4]; LANES]) {
         let mut v = [[0u64; LANES]; K];
         for i in 0..K {
             let mi = &self.m[i];
@@ -233,16 +214,10 @@ impl Crt {
         for i in 0..k {
             let mi = &self.m[i];
             let s = if mi.p < 1 << 50 {
-                let acc: u128 = v[..i]
-                    .iter()
-                    .zip(&self.pm[i])
-                    .map(|(&a, &b)| a as u128 * b as u128)
-                    .sum();
+                let acc: u128 = v[..i].iter().zip(&self.pm[i]).map(|(&a, &b)| a as u128 * b as u128).sum();
                 mi.reduce_u128(acc)
             } else {
-                v[..i].iter().zip(&self.pm[i]).fold(0, |s, (&a, &b)| {
-                    mi.add(s, mi.reduce_u128(a as u128 * b as u128))
-                })
+                v[..i].iter().zip(&self.pm[i]).fold(0, |s, (&a, &b)| mi.add(s, mi.reduce_u128(a as u128 * b as u128)))
             };
             let t = mi.sub(r[i], s);
             v[i] = mi.mul_shoup(t, self.inv[i].0, self.inv[i].1);
@@ -278,10 +253,7 @@ impl Crt {
     #[inline]
     fn to_symmetric(&self, out: &mut [u64]) -> bool {
         let n = self.modulus.len();
-        let greater = (0..n)
-            .rev()
-            .find(|&i| out[i] != self.half[i])
-            .is_some_and(|i| out[i] > self.half[i]);
+        let greater = (0..n).rev().find(|&i| out[i] != self.half[i]).is_some_and(|i| out[i] > self.half[i]);
         if greater {
             let mut borrow = false;
             for (o, &m) in out[..n].iter_mut().zip(&self.modulus) {
@@ -301,34 +273,28 @@ impl Crt {
         let (k, w) = (self.len(), self.limbs());
         let st = out.stride();
         let n = st.min(w);
-        out.par_blocks_mut(LANES)
-            .enumerate()
-            .with_min_len(GRAIN / LANES)
-            .for_each_init(
-                || (vec![0u64; k], vec![0u64; k], vec![0u64; w]),
-                |(r, v, x), (c, (mags, signs))| {
-                    let m0 = c * LANES;
-                    let mut xs = [[0u64; 4]; LANES];
-                    let batched = signs.len() == LANES && self.lanes(res, stride, m0, &mut xs);
-                    for (l, (row, sign)) in mags.chunks_mut(st).zip(signs.iter_mut()).enumerate() {
-                        let neg = if batched {
-                            x.copy_from_slice(&xs[l][..w]);
-                            self.to_symmetric(x)
-                        } else {
-                            for (i, ri) in r.iter_mut().enumerate() {
-                                *ri = res[i * stride + m0 + l];
-                            }
-                            self.signed(r, v, x)
-                        };
-                        debug_assert!(
-                            x[n..].iter().all(|&l| l == 0),
-                            "CRT value wider than the stride"
-                        );
-                        row[..n].copy_from_slice(&x[..n]);
-                        *sign = neg && x[..n].iter().any(|&l| l != 0);
-                    }
-                },
-            );
+        out.par_blocks_mut(LANES).enumerate().with_min_len(GRAIN / LANES).for_each_init(
+            || (vec![0u64; k], vec![0u64; k], vec![0u64; w]),
+            |(r, v, x), (c, (mags, signs))| {
+                let m0 = c * LANES;
+                let mut xs = [[0u64; 4]; LANES];
+                let batched = signs.len() == LANES && self.lanes(res, stride, m0, &mut xs);
+                for (l, (row, sign)) in mags.chunks_mut(st).zip(signs.iter_mut()).enumerate() {
+                    let neg = if batched {
+                        x.copy_from_slice(&xs[l][..w]);
+                        self.to_symmetric(x)
+                    } else {
+                        for (i, ri) in r.iter_mut().enumerate() {
+                            *ri = res[i * stride + m0 + l];
+                        }
+                        self.signed(r, v, x)
+                    };
+                    debug_assert!(x[n..].iter().all(|&l| l == 0), "CRT value wider than the stride");
+                    row[..n].copy_from_slice(&x[..n]);
+                    *sign = neg && x[..n].iter().any(|&l| l != 0);
+                }
+            },
+        );
     }
 
     /// Unsigned values of a batch into rows of `limbs()` limbs (`out.len() = count·limbs()`), in
@@ -336,28 +302,25 @@ impl Crt {
     pub fn unsigned_into(&self, res: &[u64], stride: usize, out: &mut [u64]) {
         let (k, w) = (self.len(), self.limbs());
         let len = out.len() / w;
-        out.par_chunks_mut(w * LANES)
-            .enumerate()
-            .with_min_len(GRAIN / LANES)
-            .for_each_init(
-                || (vec![0u64; k], vec![0u64; k]),
-                |(r, v), (c, rows)| {
-                    let m0 = c * LANES;
-                    let mut xs = [[0u64; 4]; LANES];
-                    if m0 + LANES <= len && self.lanes(res, stride, m0, &mut xs) {
-                        for (row, x) in rows.chunks_mut(w).zip(&xs) {
-                            row.copy_from_slice(&x[..w]);
-                        }
-                        return;
+        out.par_chunks_mut(w * LANES).enumerate().with_min_len(GRAIN / LANES).for_each_init(
+            || (vec![0u64; k], vec![0u64; k]),
+            |(r, v), (c, rows)| {
+                let m0 = c * LANES;
+                let mut xs = [[0u64; 4]; LANES];
+                if m0 + LANES <= len && self.lanes(res, stride, m0, &mut xs) {
+                    for (row, x) in rows.chunks_mut(w).zip(&xs) {
+                        row.copy_from_slice(&x[..w]);
                     }
-                    for (l, row) in rows.chunks_mut(w).enumerate() {
-                        for (i, ri) in r.iter_mut().enumerate() {
-                            *ri = res[i * stride + m0 + l];
-                        }
-                        self.unsigned(r, v, row);
+                    return;
+                }
+                for (l, row) in rows.chunks_mut(w).enumerate() {
+                    for (i, ri) in r.iter_mut().enumerate() {
+                        *ri = res[i * stride + m0 + l];
                     }
-                },
-            );
+                    self.unsigned(r, v, row);
+                }
+            },
+        );
     }
 }
 
@@ -412,12 +375,7 @@ mod tests {
             }
         }
         // Values at the edges of the symmetric range round-trip.
-        let mut edges = vec![
-            (false, crt.half.clone()),
-            (true, crt.half.clone()),
-            (false, vec![1]),
-            (true, vec![1]),
-        ];
+        let mut edges = vec![(false, crt.half.clone()), (true, crt.half.clone()), (false, vec![1]), (true, vec![1])];
         for _ in 0..50 {
             let mut m: Vec<u64> = (0..w).map(|_| rng.next()).collect();
             m[w - 1] %= crt.half[w - 1].max(1);
@@ -426,10 +384,7 @@ mod tests {
         for (neg, mag) in edges {
             let z = mpz_of(neg, &mag);
             // SAFETY: initialised.
-            let r: Vec<u64> = primes
-                .iter()
-                .map(|&p| unsafe { gmp::mpz_fdiv_ui(&z.0, p as _) } as u64)
-                .collect();
+            let r: Vec<u64> = primes.iter().map(|&p| unsafe { gmp::mpz_fdiv_ui(&z.0, p as _) } as u64).collect();
             let got_neg = crt.signed(&r, &mut v, &mut x);
             let want = crate::int::IntRef::new(neg, &mag);
             assert_eq!(crate::int::IntRef::new(got_neg, &x), want);

@@ -58,10 +58,7 @@ fn pool() -> &'static Mutex<Vec<Vec<u64>>> {
 pub fn take(len: usize) -> Result<Vec<u64>> {
     {
         let mut p = pool().lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = (0..p.len())
-            .filter(|&i| p[i].capacity() >= len)
-            .min_by_key(|&i| p[i].capacity())
-        {
+        if let Some(i) = (0..p.len()).filter(|&i| p[i].capacity() >= len).min_by_key(|&i| p[i].capacity()) {
             let mut v = p.swap_remove(i);
             v.truncate(len);
             if v.len() < len {
@@ -81,9 +78,7 @@ pub fn give(v: Vec<u64>) {
     let mut p = pool().lock().unwrap_or_else(|e| e.into_inner());
     p.push(v);
     while p.iter().map(Vec::capacity).sum::<usize>() > POOL_WORDS || p.len() > 8 {
-        let i = (0..p.len())
-            .min_by_key(|&i| p[i].capacity())
-            .expect("non-empty");
+        let i = (0..p.len()).min_by_key(|&i| p[i].capacity()).expect("non-empty");
         p.swap_remove(i);
     }
 }
@@ -112,10 +107,7 @@ fn crt_for(primes: &[u64]) -> Arc<Crt> {
         return Arc::clone(c);
     }
     let c = Arc::new(Crt::new(primes));
-    cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(primes.to_vec(), Arc::clone(&c));
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(primes.to_vec(), Arc::clone(&c));
     c
 }
 
@@ -139,10 +131,7 @@ pub fn primes_for(bits: u64, n: usize) -> Result<Vec<u64>> {
     if list.len() < want {
         *list = fourier_primes(PRIME_BITS, min_k, want.max(2 * list.len()).max(64));
         if list.len() < want {
-            return Err(Error::SizeTooLarge(format!(
-                "{bits}-bit convolution coefficients need more than {} primes",
-                list.len()
-            )));
+            return Err(Error::SizeTooLarge(format!("{bits}-bit convolution coefficients need more than {} primes", list.len())));
         }
     }
     let mut sum = 0.0f64;
@@ -186,36 +175,17 @@ pub fn convolve(bits: u64, la: usize, a: &Fill, lb: usize, b: Option<&Fill>) -> 
         let (n, _) = layout(la, la, true);
         let primes = primes_for(bits, n)?;
         let data = full(&primes, n, la, a, None)?;
-        return Ok(Residues {
-            primes,
-            data,
-            stride: n,
-            len,
-        });
+        return Ok(Residues { primes, data, stride: n, len });
     };
-    let (ll, long, ls, short) = if la >= lb {
-        (la, a, lb, b)
-    } else {
-        (lb, b, la, a)
-    };
+    let (ll, long, ls, short) = if la >= lb { (la, a, lb, b) } else { (lb, b, la, a) };
     let (n, block) = layout(ll, ls, false);
     let primes = primes_for(bits, n)?;
     if block >= ll {
         let data = full(&primes, n, la, a, Some((lb, b)))?;
-        return Ok(Residues {
-            primes,
-            data,
-            stride: n,
-            len,
-        });
+        return Ok(Residues { primes, data, stride: n, len });
     }
     let data = blocked(&primes, n, block, ll, long, ls, short)?;
-    Ok(Residues {
-        primes,
-        data,
-        stride: len,
-        len,
-    })
+    Ok(Residues { primes, data, stride: len, len })
 }
 
 /// The plans for the primes, built in parallel on first use (tfhe-ntt's plan construction is
@@ -231,68 +201,44 @@ fn plans(primes: &[u64], n: usize) -> Result<Vec<Arc<super::plan::Plan>>> {
             } else {
                 super::plan::Plan::try_new(n, p)
                     .map(Arc::new)
-                    .ok_or_else(|| {
-                        Error::Internal(format!("no NTT of size {n} modulo the Fourier prime {p}"))
-                    })
+                    .ok_or_else(|| Error::Internal(format!("no NTT of size {n} modulo the Fourier prime {p}")))
             }
         })
         .collect()
 }
 
 /// One transform of size n per operand and prime; prime-major output with stride n.
-fn full(
-    primes: &[u64],
-    n: usize,
-    la: usize,
-    a: &Fill,
-    b: Option<(usize, &Fill)>,
-) -> Result<Vec<u64>> {
+fn full(primes: &[u64], n: usize, la: usize, a: &Fill, b: Option<(usize, &Fill)>) -> Result<Vec<u64>> {
     let k = primes.len();
     let plans = plans(primes, n)?;
     let mods: Vec<Modulus> = primes.iter().map(|&p| Modulus::new(p)).collect();
     let mut fa = take(k * n)?;
-    let mut fb = if b.is_some() {
-        take(k * n)?
-    } else {
-        Vec::new()
-    };
+    let mut fb = if b.is_some() { take(k * n)? } else { Vec::new() };
     {
-        let mut jobs: Vec<(usize, &mut [u64], usize, &Fill)> = fa
-            .chunks_mut(n)
-            .enumerate()
-            .map(|(i, buf)| (i, buf, la, a))
-            .collect();
+        let mut jobs: Vec<(usize, &mut [u64], usize, &Fill)> =
+            fa.chunks_mut(n).enumerate().map(|(i, buf)| (i, buf, la, a)).collect();
         if let Some((lb, b)) = b {
             jobs.extend(fb.chunks_mut(n).enumerate().map(|(i, buf)| (i, buf, lb, b)));
         }
-        jobs.into_par_iter()
-            .with_max_len(1)
-            .for_each(|(i, buf, l, fill)| {
-                fill(i, &mods[i], 0, &mut buf[..l]);
-                buf[l..].fill(0);
-                plans[i].fwd(buf);
-            });
+        jobs.into_par_iter().with_max_len(1).for_each(|(i, buf, l, fill)| {
+            fill(i, &mods[i], 0, &mut buf[..l]);
+            buf[l..].fill(0);
+            plans[i].fwd(buf);
+        });
     }
     if b.is_some() {
-        fa.par_chunks_mut(n)
-            .zip(fb.par_chunks(n))
-            .enumerate()
-            .with_max_len(1)
-            .for_each(|(i, (x, y))| {
-                plans[i].mul_assign_normalize(x, y);
-                plans[i].inv(x);
-            });
+        fa.par_chunks_mut(n).zip(fb.par_chunks(n)).enumerate().with_max_len(1).for_each(|(i, (x, y))| {
+            plans[i].mul_assign_normalize(x, y);
+            plans[i].inv(x);
+        });
     } else {
-        fa.par_chunks_mut(n)
-            .enumerate()
-            .with_max_len(1)
-            .try_for_each(|(i, x)| -> Result<()> {
-                let mut y = try_zeroed(n)?;
-                y.copy_from_slice(x);
-                plans[i].mul_assign_normalize(x, &y);
-                plans[i].inv(x);
-                Ok(())
-            })?;
+        fa.par_chunks_mut(n).enumerate().with_max_len(1).try_for_each(|(i, x)| -> Result<()> {
+            let mut y = try_zeroed(n)?;
+            y.copy_from_slice(x);
+            plans[i].mul_assign_normalize(x, &y);
+            plans[i].inv(x);
+            Ok(())
+        })?;
     }
     give(fb);
     Ok(fa)
@@ -301,64 +247,48 @@ fn full(
 /// Overlap-add: the long operand in blocks of `block` coefficients, transforms of size n ≥ 2·ls;
 /// prime-major output with stride ll + ls − 1. Even blocks, then odd blocks, run in parallel
 /// (block j writes [j·B, j·B + B + ls − 1) ⊂ [j·B, (j+2)·B) since ls − 1 ≤ B).
-fn blocked(
-    primes: &[u64],
-    n: usize,
-    block: usize,
-    ll: usize,
-    long: &Fill,
-    ls: usize,
-    short: &Fill,
-) -> Result<Vec<u64>> {
+fn blocked(primes: &[u64], n: usize, block: usize, ll: usize, long: &Fill, ls: usize, short: &Fill) -> Result<Vec<u64>> {
     let k = primes.len();
     let len = ll + ls - 1;
     let plans = plans(primes, n)?;
     let mods: Vec<Modulus> = primes.iter().map(|&p| Modulus::new(p)).collect();
     let mut fs = take(k * n)?;
-    fs.par_chunks_mut(n)
-        .enumerate()
-        .with_max_len(1)
-        .for_each(|(i, buf)| {
-            short(i, &mods[i], 0, &mut buf[..ls]);
-            buf[ls..].fill(0);
-            plans[i].fwd(buf);
-        });
+    fs.par_chunks_mut(n).enumerate().with_max_len(1).for_each(|(i, buf)| {
+        short(i, &mods[i], 0, &mut buf[..ls]);
+        buf[ls..].fill(0);
+        plans[i].fwd(buf);
+    });
     let mut out = take(k * len)?;
     out.par_chunks_mut(len).for_each(|row| row.fill(0));
     let two = 2 * block;
     for parity in 0..2 {
-        out.par_chunks_mut(len)
-            .enumerate()
-            .try_for_each(|(i, row)| -> Result<()> {
-                let start = parity * block;
-                if start >= len {
-                    return Ok(());
-                }
-                row[start..]
-                    .par_chunks_mut(two)
-                    .enumerate()
-                    .try_for_each_init(
-                        || try_zeroed::<u64>(n),
-                        |buf, (c, dst)| -> Result<()> {
-                            let buf = buf.as_mut().map_err(|e| e.clone())?;
-                            let first = start + c * two;
-                            if first >= ll {
-                                return Ok(());
-                            }
-                            let bl = block.min(ll - first);
-                            buf.fill(0);
-                            long(i, &mods[i], first, &mut buf[..bl]);
-                            plans[i].fwd(buf);
-                            plans[i].mul_assign_normalize(buf, &fs[i * n..(i + 1) * n]);
-                            plans[i].inv(buf);
-                            let m = &mods[i];
-                            for (d, &x) in dst.iter_mut().zip(&buf[..bl + ls - 1]) {
-                                *d = m.add(*d, x);
-                            }
-                            Ok(())
-                        },
-                    )
-            })?;
+        out.par_chunks_mut(len).enumerate().try_for_each(|(i, row)| -> Result<()> {
+            let start = parity * block;
+            if start >= len {
+                return Ok(());
+            }
+            row[start..].par_chunks_mut(two).enumerate().try_for_each_init(
+                || try_zeroed::<u64>(n),
+                |buf, (c, dst)| -> Result<()> {
+                    let buf = buf.as_mut().map_err(|e| e.clone())?;
+                    let first = start + c * two;
+                    if first >= ll {
+                        return Ok(());
+                    }
+                    let bl = block.min(ll - first);
+                    buf.fill(0);
+                    long(i, &mods[i], first, &mut buf[..bl]);
+                    plans[i].fwd(buf);
+                    plans[i].mul_assign_normalize(buf, &fs[i * n..(i + 1) * n]);
+                    plans[i].inv(buf);
+                    let m = &mods[i];
+                    for (d, &x) in dst.iter_mut().zip(&buf[..bl + ls - 1]) {
+                        *d = m.add(*d, x);
+                    }
+                    Ok(())
+                },
+            )
+        })?;
     }
     give(fs);
     Ok(out)
@@ -382,15 +312,7 @@ mod tests {
     #[test]
     fn convolution_residues_match_naive() {
         let mut rng = Rng(3);
-        for &(la, lb, bits) in &[
-            (1, 1, 10),
-            (5, 300, 100),
-            (300, 5, 200),
-            (1000, 3, 149),
-            (64, 64, 500),
-            (2000, 40, 60),
-            (7, 7, 3000),
-        ] {
+        for &(la, lb, bits) in &[(1, 1, 10), (5, 300, 100), (300, 5, 200), (1000, 3, 149), (64, 64, 500), (2000, 40, 60), (7, 7, 3000)] {
             let a: Vec<u64> = (0..la).map(|_| rng.next()).collect();
             let b: Vec<u64> = (0..lb).map(|_| rng.next()).collect();
             let fa = |_: usize, m: &Modulus, first: usize, out: &mut [u64]| {
@@ -404,29 +326,13 @@ mod tests {
                 }
             };
             for sq in [false, true] {
-                let r = if sq {
-                    convolve(bits, la, &fa, la, None)
-                } else {
-                    convolve(bits, la, &fa, lb, Some(&fb))
-                }
-                .unwrap();
+                let r = if sq { convolve(bits, la, &fa, la, None) } else { convolve(bits, la, &fa, lb, Some(&fb)) }.unwrap();
                 let sum: f64 = r.primes.iter().map(|&p| (p as f64).log2()).sum();
                 assert!(sum > bits as f64);
                 for (i, &p) in r.primes.iter().enumerate() {
-                    let (x, y): (Vec<u64>, Vec<u64>) = (
-                        a.iter().map(|v| v % p).collect(),
-                        b.iter().map(|v| v % p).collect(),
-                    );
-                    let want = if sq {
-                        naive(&x, &x, p)
-                    } else {
-                        naive(&x, &y, p)
-                    };
-                    assert_eq!(
-                        &r.data[i * r.stride..i * r.stride + r.len],
-                        &want[..],
-                        "la {la} lb {lb} sq {sq} prime {i}"
-                    );
+                    let (x, y): (Vec<u64>, Vec<u64>) = (a.iter().map(|v| v % p).collect(), b.iter().map(|v| v % p).collect());
+                    let want = if sq { naive(&x, &x, p) } else { naive(&x, &y, p) };
+                    assert_eq!(&r.data[i * r.stride..i * r.stride + r.len], &want[..], "la {la} lb {lb} sq {sq} prime {i}");
                 }
             }
         }

@@ -63,11 +63,7 @@ pub fn ntt_plan(n: usize, w: u64, p: u64) -> Result<Arc<Ntt>> {
     type Cache = Mutex<HashMap<(usize, u64, u64), Arc<Ntt>>>;
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
-    if let Some(t) = cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&(n, w, p))
-    {
+    if let Some(t) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&(n, w, p)) {
         return Ok(Arc::clone(t));
     }
     let t = Arc::new(Ntt::new(n, w, p)?);
@@ -87,11 +83,7 @@ pub fn check_root(n: usize, w: u64, p: u64) -> Result<()> {
     if w >= p {
         return invalid!("root {w} is not reduced modulo {p}");
     }
-    let order_ok = if n == 1 {
-        w == 1
-    } else {
-        powmod(w, n as u64 / 2, p) == p - 1
-    };
+    let order_ok = if n == 1 { w == 1 } else { powmod(w, n as u64 / 2, p) == p - 1 };
     if !order_ok {
         return invalid!("{w} is not a primitive {n}-th root of unity modulo {p}");
     }
@@ -118,16 +110,9 @@ struct Direct {
 
 impl Direct {
     fn new(n: usize, w: u64, p: u64) -> Self {
-        let pw = (0..n as u64)
-            .map(|k| powmod(w, k, p))
-            .map(|v| (v, shoup(v, p)))
-            .collect();
+        let pw = (0..n as u64).map(|k| powmod(w, k, p)).map(|v| (v, shoup(v, p))).collect();
         let ni = invmod(n as u64 % p, p);
-        Direct {
-            p,
-            pw,
-            n_inv: (ni, shoup(ni, p)),
-        }
+        Direct { p, pw, n_inv: (ni, shoup(ni, p)) }
     }
 
     fn run(&self, x: &mut [u64], inverse: bool) {
@@ -140,11 +125,7 @@ impl Direct {
                 let (v, vs) = self.pw[if inverse { (n - e) % n } else { e }];
                 acc = addmod(acc, mul_shoup(xj, v, vs, p), p);
             }
-            *o = if inverse {
-                mul_shoup(acc, self.n_inv.0, self.n_inv.1, p)
-            } else {
-                acc
-            };
+            *o = if inverse { mul_shoup(acc, self.n_inv.0, self.n_inv.1, p) } else { acc };
         }
         x.copy_from_slice(&out[..n]);
     }
@@ -164,34 +145,24 @@ struct Dir {
 /// u^rev(k) for k < m/2 with Shoup constants: the stage twiddles of a size-m DFT at u.
 fn stage_twiddles(m: usize, u: u64, p: u64, s: u32) -> Vec<[u64; 2]> {
     let bits = (m / 2).trailing_zeros();
-    (0..m / 2)
-        .map(|k| powmod(u, rev(k, bits) as u64, p))
-        .map(|v| [v, shoup_s(v, p, s)])
-        .collect()
+    (0..m / 2).map(|k| powmod(u, rev(k, bits) as u64, p)).map(|v| [v, shoup_s(v, p, s)]).collect()
 }
 
 impl Dir {
     fn new(n1: usize, n2: usize, r: u64, c: u64, p: u64, s: u32) -> Result<Self> {
         let mut tv = try_zeroed::<[Line; 2]>(n1 * n2 / 8)?;
-        tv.par_chunks_mut(n1)
-            .enumerate()
-            .with_min_len(4)
-            .for_each(|(st, rows)| {
-                let step: [u64; 8] = std::array::from_fn(|l| powmod(r, (8 * st + l) as u64, p));
-                let step_sh = step.map(|v| shoup(v, p));
-                let mut cur = [c; 8];
-                for e in rows {
-                    *e = [Line(cur), Line(cur.map(|v| shoup_s(v, p, s)))];
-                    for l in 0..8 {
-                        cur[l] = mul_shoup(cur[l], step[l], step_sh[l], p);
-                    }
+        tv.par_chunks_mut(n1).enumerate().with_min_len(4).for_each(|(st, rows)| {
+            let step: [u64; 8] = std::array::from_fn(|l| powmod(r, (8 * st + l) as u64, p));
+            let step_sh = step.map(|v| shoup(v, p));
+            let mut cur = [c; 8];
+            for e in rows {
+                *e = [Line(cur), Line(cur.map(|v| shoup_s(v, p, s)))];
+                for l in 0..8 {
+                    cur[l] = mul_shoup(cur[l], step[l], step_sh[l], p);
                 }
-            });
-        Ok(Dir {
-            tw1: stage_twiddles(n1, powmod(r, n2 as u64, p), p, s),
-            tw2: stage_twiddles(n2, powmod(r, n1 as u64, p), p, s),
-            tv,
-        })
+            }
+        });
+        Ok(Dir { tw1: stage_twiddles(n1, powmod(r, n2 as u64, p), p, s), tw2: stage_twiddles(n2, powmod(r, n1 as u64, p), p, s), tv })
     }
 }
 
@@ -237,10 +208,7 @@ fn butterflies<L: Lanes, const LAZY: bool>(l: L, blk: &mut [Line], t: usize, w: 
                 (l.add(x, t), l.sub_plus(x, t, l.p2()))
             } else {
                 let t = l.fold(l.mul_shoup(y, wv, wsv), l.p());
-                (
-                    l.fold(l.add(x, t), l.p()),
-                    l.fold(l.sub_plus(x, t, l.p()), l.p()),
-                )
+                (l.fold(l.add(x, t), l.p()), l.fold(l.sub_plus(x, t, l.p()), l.p()))
             };
             l.store(pa, u);
             l.store(pb, v);
@@ -277,15 +245,7 @@ fn line_dft<L: Lanes, const LAZY: bool>(l: L, buf: &mut [Line], tw: &[[u64; 2]])
 /// # Safety
 /// x and tmp hold n1·n2 words; no other task touches rows 8s..8s+8 of tmp meanwhile.
 #[inline(always)]
-unsafe fn pass1<L: Lanes, const LAZY: bool>(
-    l: L,
-    f: &FourStep,
-    d: &Dir,
-    x: *const u64,
-    tmp: *mut u64,
-    s: usize,
-    buf: &mut [Line],
-) {
+unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s: usize, buf: &mut [Line]) {
     let (n1, n2) = (f.n1, f.n2);
     for (j1, line) in buf.iter_mut().enumerate() {
         // SAFETY: j1·n2 + 8s + 8 ≤ n1·n2.
@@ -298,10 +258,7 @@ unsafe fn pass1<L: Lanes, const LAZY: bool>(
         let mut r: [L::V; 8] = std::array::from_fn(|rr| unsafe {
             let v = l.load(buf[REV3[rr] * q + rg as usize].0.as_ptr());
             let [tw, ts] = &tv[8 * g + rr];
-            l.fold(
-                l.mul_shoup(v, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr())),
-                l.p(),
-            )
+            l.fold(l.mul_shoup(v, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr())), l.p())
         });
         l.transpose(&mut r);
         for (c, v) in r.into_iter().enumerate() {
@@ -316,15 +273,7 @@ unsafe fn pass1<L: Lanes, const LAZY: bool>(
 /// # Safety
 /// x and tmp hold n1·n2 words; no other task touches columns 8t..8t+8 of x (as n2 × n1) meanwhile.
 #[inline(always)]
-unsafe fn pass2<L: Lanes, const LAZY: bool>(
-    l: L,
-    f: &FourStep,
-    d: &Dir,
-    tmp: *const u64,
-    x: *mut u64,
-    t: usize,
-    buf: &mut [Line],
-) {
+unsafe fn pass2<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, tmp: *const u64, x: *mut u64, t: usize, buf: &mut [Line]) {
     let n1 = f.n1;
     for (j2, line) in buf.iter_mut().enumerate() {
         // SAFETY: j2·n1 + 8t + 8 ≤ n2·n1.
@@ -347,10 +296,7 @@ unsafe fn pass2<L: Lanes, const LAZY: bool>(
 fn strips(count: usize, len: usize, par: bool, f: impl Fn(&mut [Line], usize) + Sync) {
     if par {
         let min = (PAR_MIN / (8 * len)).max(1);
-        (0..count)
-            .into_par_iter()
-            .with_min_len(min)
-            .for_each_init(|| vec![Line::default(); len], |buf, i| f(buf, i));
+        (0..count).into_par_iter().with_min_len(min).for_each_init(|| vec![Line::default(); len], |buf, i| f(buf, i));
     } else {
         let mut buf = vec![Line::default(); len];
         (0..count).for_each(|i| f(&mut buf, i));
@@ -364,16 +310,7 @@ impl FourStep {
         let (b1, b2) = ((n1 / 8).trailing_zeros(), n2.trailing_zeros());
         let rev1 = (0..n1 / 8).map(|g| rev(g, b1) as u32).collect();
         let rev2 = (0..n2).map(|k| rev(k, b2) as u32).collect();
-        FourStep {
-            n1,
-            n2,
-            p,
-            w,
-            arith: Arith::detect(p),
-            rev1,
-            rev2,
-            dirs: [OnceLock::new(), OnceLock::new()],
-        }
+        FourStep { n1, n2, p, w, arith: Arith::detect(p), rev1, rev2, dirs: [OnceLock::new(), OnceLock::new()] }
     }
 
     /// The tables of one direction, built on first use.
@@ -383,35 +320,21 @@ impl FourStep {
             return Ok(d);
         }
         let (n1, n2, p) = (self.n1, self.n2, self.p);
-        let (r, c) = if inverse {
-            (invmod(self.w, p), invmod((n1 * n2) as u64 % p, p))
-        } else {
-            (self.w, 1)
-        };
+        let (r, c) = if inverse { (invmod(self.w, p), invmod((n1 * n2) as u64 % p, p)) } else { (self.w, 1) };
         let d = Dir::new(n1, n2, r, c, p, self.arith.shift())?;
         let _ = cell.set(d);
         Ok(cell.get().expect("set above"))
     }
 
     /// Both passes with lanes l.
-    fn passes<L: Lanes + Send + Sync, const LAZY: bool>(
-        &self,
-        l: L,
-        d: &Dir,
-        x: &mut [u64],
-        tmp: &mut [u64],
-    ) {
+    fn passes<L: Lanes + Send + Sync, const LAZY: bool>(&self, l: L, d: &Dir, x: &mut [u64], tmp: &mut [u64]) {
         let (n1, n2) = (self.n1, self.n2);
         let par = n1 * n2 >= PAR_MIN;
         let (xp, tp) = (SharedMut(x.as_mut_ptr()), SharedMut(tmp.as_mut_ptr()));
         // SAFETY: strip s writes rows 8s..8s+8 of tmp only, and reads x, which nobody writes.
-        strips(n2 / 8, n1, par, |buf, s| {
-            l.enter(|| unsafe { pass1::<L, LAZY>(l, self, d, { xp }.0, { tp }.0, s, buf) })
-        });
+        strips(n2 / 8, n1, par, |buf, s| l.enter(|| unsafe { pass1::<L, LAZY>(l, self, d, { xp }.0, { tp }.0, s, buf) }));
         // SAFETY: strip t writes columns 8t..8t+8 of x only, and reads tmp, which nobody writes.
-        strips(n1 / 8, n2, par, |buf, t| {
-            l.enter(|| unsafe { pass2::<L, LAZY>(l, self, d, { tp }.0, { xp }.0, t, buf) })
-        });
+        strips(n1 / 8, n2, par, |buf, t| l.enter(|| unsafe { pass2::<L, LAZY>(l, self, d, { tp }.0, { xp }.0, t, buf) }));
     }
 
     fn run(&self, x: &mut [u64], tmp: &mut [u64], inverse: bool) -> Result<()> {
@@ -419,17 +342,11 @@ impl FourStep {
         let (p, lazy) = (self.p, self.p < 1 << 62);
         match self.arith {
             #[cfg(target_arch = "x86_64")]
-            Arith::Ifma => {
-                self.passes::<_, true>(Avx::<true>::new(p).expect("detected"), d, x, tmp)
-            }
+            Arith::Ifma => self.passes::<_, true>(Avx::<true>::new(p).expect("detected"), d, x, tmp),
             #[cfg(target_arch = "x86_64")]
-            Arith::Avx512 if lazy => {
-                self.passes::<_, true>(Avx::<false>::new(p).expect("detected"), d, x, tmp)
-            }
+            Arith::Avx512 if lazy => self.passes::<_, true>(Avx::<false>::new(p).expect("detected"), d, x, tmp),
             #[cfg(target_arch = "x86_64")]
-            Arith::Avx512 => {
-                self.passes::<_, false>(Avx::<false>::new(p).expect("detected"), d, x, tmp)
-            }
+            Arith::Avx512 => self.passes::<_, false>(Avx::<false>::new(p).expect("detected"), d, x, tmp),
             _ if lazy => self.passes::<_, true>(Portable::new(p), d, x, tmp),
             _ => self.passes::<_, false>(Portable::new(p), d, x, tmp),
         }
@@ -441,11 +358,7 @@ impl Ntt {
     fn new(n: usize, w: u64, p: u64) -> Result<Self> {
         check_modulus(p)?;
         check_root(n, w, p)?;
-        let kind = if n >= FOUR_STEP_MIN {
-            Kind::FourStep(Box::new(FourStep::new(n, w, p)))
-        } else {
-            Kind::Direct(Direct::new(n, w, p))
-        };
+        let kind = if n >= FOUR_STEP_MIN { Kind::FourStep(Box::new(FourStep::new(n, w, p))) } else { Kind::Direct(Direct::new(n, w, p)) };
         Ok(Ntt { n, kind })
     }
 
@@ -512,10 +425,7 @@ fn on_gpu(n: usize) -> Result<bool> {
 fn rows(x: &mut [u64], n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
     let t = ntt_plan(n, w, p)?;
     if x.len() % n != 0 {
-        return invalid!(
-            "{} entries are not a whole number of rows of length {n}",
-            x.len()
-        );
+        return invalid!("{} entries are not a whole number of rows of length {n}", x.len());
     }
     check_reduced(x, p, "x")?;
     if on_gpu(n)? {
@@ -569,13 +479,7 @@ mod tests {
 
     fn naive(x: &[u64], w: u64, p: u64) -> Vec<u64> {
         let n = x.len() as u64;
-        (0..n)
-            .map(|i| {
-                x.iter().enumerate().fold(0u64, |acc, (j, &v)| {
-                    addmod(acc, mulmod(v, powmod(w, i * j as u64 % n, p), p), p)
-                })
-            })
-            .collect()
+        (0..n).map(|i| x.iter().enumerate().fold(0u64, |acc, (j, &v)| addmod(acc, mulmod(v, powmod(w, i * j as u64 % n, p), p), p))).collect()
     }
 
     fn rand_vec(n: usize, p: u64, seed: u64) -> Vec<u64> {
@@ -628,12 +532,7 @@ mod tests {
     #[test]
     fn round_trip_large_and_exact_2adicity() {
         // 7681 − 1 = 15·2^9: n = 512 uses all the 2-adicity.
-        for (lg, p) in [
-            (9u32, 7681u64),
-            (16, fourier_primes(50, 20, 1)[0]),
-            (17, fourier_primes(63, 20, 1)[0]),
-            (15, fourier_primes(62, 20, 1)[0]),
-        ] {
+        for (lg, p) in [(9u32, 7681u64), (16, fourier_primes(50, 20, 1)[0]), (17, fourier_primes(63, 20, 1)[0]), (15, fourier_primes(62, 20, 1)[0])] {
             let n = 1usize << lg;
             let w = primitive_root_of_unity(n as u64, p).unwrap();
             let x = rand_vec(n, p, lg as u64);
@@ -697,11 +596,7 @@ mod tests {
     fn every_power_of_two_round_trips() {
         // n = 1 .. 2^k for a p < 2^50, a p in [2^62, 2^63) (the non-lazy path) and p = 7681 (2^9 | p − 1
         // exactly), with every lane arithmetic; the forward result spot-checked against the definition.
-        for (p, kmax) in [
-            (fourier_primes(50, 20, 1)[0], 17u32),
-            (fourier_primes(63, 20, 1)[0], 16),
-            (7681, 9),
-        ] {
+        for (p, kmax) in [(fourier_primes(50, 20, 1)[0], 17u32), (fourier_primes(63, 20, 1)[0], 16), (7681, 9)] {
             for lg in 0..=kmax {
                 let n = 1usize << lg;
                 let w = primitive_root_of_unity(n as u64, p).unwrap();
@@ -716,20 +611,13 @@ mod tests {
                         fs.run(&mut y, &mut tmp, false).unwrap();
                         for i in [0usize, 1, n / 2 + 3, n - 1] {
                             let wi = powmod(w, i as u64, p);
-                            let acc = x
-                                .iter()
-                                .rev()
-                                .fold(0u64, |acc, &v| addmod(mulmod(acc, wi, p), v, p));
+                            let acc = x.iter().rev().fold(0u64, |acc, &v| addmod(mulmod(acc, wi, p), v, p));
                             assert_eq!(y[i], acc, "p = {p}, n = {n}, i = {i}, {a:?}");
                         }
                         let z = y.clone();
                         fs.run(&mut y, &mut tmp, true).unwrap();
                         assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}");
-                        assert_eq!(
-                            *want.get_or_insert(z.clone()),
-                            z,
-                            "arithmetics disagree, p = {p}, n = {n}"
-                        );
+                        assert_eq!(*want.get_or_insert(z.clone()), z, "arithmetics disagree, p = {p}, n = {n}");
                     } else {
                         ntt(&mut y, w, p).unwrap();
                         assert_eq!(y, naive(&x, w, p));
@@ -744,11 +632,7 @@ mod tests {
     #[test]
     fn extreme_inputs() {
         // All entries p − 1 (the largest lazy intermediates), a single 1 (the powers of w), zeros.
-        for p in [
-            fourier_primes(50, 20, 1)[0],
-            fourier_primes(62, 20, 1)[0],
-            fourier_primes(63, 20, 1)[0],
-        ] {
+        for p in [fourier_primes(50, 20, 1)[0], fourier_primes(62, 20, 1)[0], fourier_primes(63, 20, 1)[0]] {
             let n = 1 << 12;
             let w = primitive_root_of_unity(n as u64, p).unwrap();
             let mut y = vec![p - 1; n];
@@ -758,10 +642,7 @@ mod tests {
             let mut e = vec![0; n];
             e[1] = 1;
             ntt(&mut e, w, p).unwrap();
-            assert!(e
-                .iter()
-                .enumerate()
-                .all(|(i, &v)| v == powmod(w, i as u64, p)));
+            assert!(e.iter().enumerate().all(|(i, &v)| v == powmod(w, i as u64, p)));
             intt(&mut e, w, p).unwrap();
             assert!(e.iter().enumerate().all(|(i, &v)| v == (i == 1) as u64));
         }

@@ -23,10 +23,7 @@ pub fn plan(n: usize, p: u64) -> Result<Arc<Plan>> {
         return invalid!("no negacyclic NTT of size {n} modulo {p} (need n a power of two >= {MIN_NTT}, p prime, 2n | p-1)");
     };
     let pl = Arc::new(pl);
-    cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert((n, p), Arc::clone(&pl));
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert((n, p), Arc::clone(&pl));
     Ok(pl)
 }
 
@@ -43,11 +40,7 @@ mod tests {
             for j in 0..n {
                 let t = a[i] as u128 * b[j] as u128 % p128;
                 let k = (i + j) % n;
-                c[k] = if i + j < n {
-                    (c[k] + t) % p128
-                } else {
-                    (c[k] + p128 - t) % p128
-                };
+                c[k] = if i + j < n { (c[k] + t) % p128 } else { (c[k] + p128 - t) % p128 };
             }
         }
         c.into_iter().map(|x| x as u64).collect()
@@ -55,16 +48,10 @@ mod tests {
 
     #[test]
     fn negacyclic_product_matches_naive() {
-        for &p in &[
-            1_125_899_865_948_161,
-            0xffff_ffff_0000_0001,
-            29 * (1u64 << 57) + 1,
-        ] {
+        for &p in &[1_125_899_865_948_161, 0xffff_ffff_0000_0001, 29 * (1u64 << 57) + 1] {
             let n = 64;
             let pl = plan(n, p).unwrap();
-            let a: Vec<u64> = (0..n as u64)
-                .map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % p)
-                .collect();
+            let a: Vec<u64> = (0..n as u64).map(|i| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15)) % p).collect();
             let b: Vec<u64> = (0..n as u64).map(|i| (p - 1 - i * 12345) % p).collect();
             let (mut x, mut y) = (a.clone(), b.clone());
             pl.fwd(&mut x);

@@ -14,9 +14,7 @@
 //! Q > 2^149.99 for r = 3, which covers every p < 2^63 whenever min(flen, glen) ≤ 2^23 (so every
 //! product of length ≤ 2^24); r = 4 covers min(flen, glen) < 2^73.
 use super::plan::{plan, Plan, MIN_NTT};
-use super::prime::{
-    addmod, check_modulus, check_reduced, fourier_primes, invmod, mul_shoup, mulmod, shoup, submod,
-};
+use super::prime::{addmod, check_modulus, check_reduced, fourier_primes, invmod, mul_shoup, mulmod, shoup, submod};
 use crate::int::try_zeroed;
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -64,21 +62,18 @@ fn schoolbook(f: &[u64], g: &[u64], p: u64) -> Result<Vec<u64>> {
     let hlen = f.len() + g.len() - 1;
     let mut h = try_zeroed::<u64>(hlen)?;
     let p128 = p as u128;
-    h.par_iter_mut()
-        .enumerate()
-        .with_min_len(256)
-        .for_each(|(k, hk)| {
-            let lo = k.saturating_sub(g.len() - 1);
-            let hi = k.min(f.len() - 1);
-            let mut acc = 0u128;
-            for i in lo..=hi {
-                acc += f[i] as u128 * g[k - i] as u128;
-                if acc >> 127 != 0 {
-                    acc %= p128;
-                }
+    h.par_iter_mut().enumerate().with_min_len(256).for_each(|(k, hk)| {
+        let lo = k.saturating_sub(g.len() - 1);
+        let hi = k.min(f.len() - 1);
+        let mut acc = 0u128;
+        for i in lo..=hi {
+            acc += f[i] as u128 * g[k - i] as u128;
+            if acc >> 127 != 0 {
+                acc %= p128;
             }
-            *hk = (acc % p128) as u64;
-        });
+        }
+        *hk = (acc % p128) as u64;
+    });
     Ok(h)
 }
 
@@ -90,27 +85,20 @@ fn ntt_product(pl: &Plan, f: &[u64], g: &[u64], reduce: Option<u64>) -> Result<V
     let load = |src: &[u64]| -> Result<Vec<u64>> {
         let mut v = try_zeroed::<u64>(n)?;
         match reduce {
-            Some(qs) => v
-                .iter_mut()
-                .zip(src)
-                .for_each(|(d, &s)| *d = mul_shoup(s, 1, qs, q)),
+            Some(qs) => v.iter_mut().zip(src).for_each(|(d, &s)| *d = mul_shoup(s, 1, qs, q)),
             None => v[..src.len()].copy_from_slice(src),
         }
         Ok(v)
     };
     let (ff, gg) = rayon::join(
-        || {
-            load(f).map(|mut v| {
-                pl.fwd(&mut v);
-                v
-            })
-        },
-        || {
-            load(g).map(|mut v| {
-                pl.fwd(&mut v);
-                v
-            })
-        },
+        || load(f).map(|mut v| {
+            pl.fwd(&mut v);
+            v
+        }),
+        || load(g).map(|mut v| {
+            pl.fwd(&mut v);
+            v
+        }),
     );
     let (mut ff, gg) = (ff?, gg?);
     pl.mul_assign_normalize(&mut ff, &gg);
@@ -134,11 +122,7 @@ fn exceeds(qs: &[u64], bound: &[u64; 3]) -> bool {
     if prod[3..].iter().any(|&d| d != 0) {
         return true;
     }
-    (0..3)
-        .rev()
-        .map(|i| prod[i].cmp(&bound[i]))
-        .find(|o| o.is_ne())
-        == Some(std::cmp::Ordering::Greater)
+    (0..3).rev().map(|i| prod[i].cmp(&bound[i])).find(|o| o.is_ne()) == Some(std::cmp::Ordering::Greater)
 }
 
 /// min(flen, glen)·(p − 1)², the bound on the coefficients of the integer product, as 3 limbs.
@@ -165,13 +149,7 @@ struct Garner {
 impl Garner {
     fn new(q: &[u64], p: u64) -> Self {
         let with = |v: u64, m: u64| (v, shoup(v, m));
-        let mut g = Garner {
-            q: [1; MAX_CRT],
-            inv: [(0, 0); MAX_CRT],
-            qmod: [[(0, 0); MAX_CRT]; MAX_CRT],
-            mp: [(0, 0); MAX_CRT],
-            p,
-        };
+        let mut g = Garner { q: [1; MAX_CRT], inv: [(0, 0); MAX_CRT], qmod: [[(0, 0); MAX_CRT]; MAX_CRT], mp: [(0, 0); MAX_CRT], p };
         let mut acc = 1 % p;
         for (i, &qi) in q.iter().enumerate() {
             g.q[i] = qi;
@@ -205,13 +183,7 @@ impl Garner {
             let (iv, ivs) = self.inv[i];
             v[i] = mul_shoup(submod(c[i], t, qi), iv, ivs, qi);
         }
-        (0..R).fold(0, |acc, i| {
-            addmod(
-                acc,
-                mul_shoup(v[i], self.mp[i].0, self.mp[i].1, self.p),
-                self.p,
-            )
-        })
+        (0..R).fold(0, |acc, i| addmod(acc, mul_shoup(v[i], self.mp[i].0, self.mp[i].1, self.p), self.p))
     }
 
     /// h\[k\] = the CRT of images\[0..R\]\[k\] reduced mod p, in parallel chunks.
@@ -232,16 +204,9 @@ fn crt_product(f: &[u64], g: &[u64], p: u64, n: usize, hlen: usize) -> Result<Ve
     let bound = coeff_bound(f.len().min(g.len()), p);
     let r = (1..=all.len())
         .find(|&r| exceeds(&all[..r], &bound))
-        .ok_or_else(|| {
-            Error::SizeTooLarge(format!(
-                "product of length {hlen} needs more than {MAX_CRT} CRT primes"
-            ))
-        })?;
+        .ok_or_else(|| Error::SizeTooLarge(format!("product of length {hlen} needs more than {MAX_CRT} CRT primes")))?;
     if n > 1 << (CRT_K - 1) {
-        return Err(Error::SizeTooLarge(format!(
-            "product of length {hlen} exceeds the largest transform 2^{}",
-            CRT_K - 1
-        )));
+        return Err(Error::SizeTooLarge(format!("product of length {hlen} exceeds the largest transform 2^{}", CRT_K - 1)));
     }
     let qs = &all[..r];
     let images = qs
@@ -298,9 +263,7 @@ mod tests {
     fn crt_primes_fit_the_bound() {
         let q = crt_primes();
         assert_eq!(q.len(), MAX_CRT);
-        assert!(q
-            .iter()
-            .all(|&q| q < 1 << 50 && q > (1 << 50) - (1 << 40) && (q - 1) % (1 << CRT_K) == 0));
+        assert!(q.iter().all(|&q| q < 1 << 50 && q > (1 << 50) - (1 << 40) && (q - 1) % (1 << CRT_K) == 0));
         // Three primes cover p just below 2^63 with min(flen, glen) = 2^23.
         assert!(exceeds(&q[..3], &coeff_bound(1 << 23, (1 << 63) - 25)));
         assert!(!exceeds(&q[..2], &coeff_bound(1, (1 << 63) - 25)));
@@ -309,42 +272,22 @@ mod tests {
     #[test]
     fn matches_schoolbook() {
         let primes = [
-            (1u64 << 63) - 25,            // not Fourier: CRT
-            fourier_primes(63, 20, 1)[0], // Fourier, close to 2^63
-            fourier_primes(50, 30, 1)[0], // Fourier, IFMA
-            257,                          // 2-adicity 8: CRT for n > 128
+            (1u64 << 63) - 25,                // not Fourier: CRT
+            fourier_primes(63, 20, 1)[0],     // Fourier, close to 2^63
+            fourier_primes(50, 30, 1)[0],     // Fourier, IFMA
+            257,                              // 2-adicity 8: CRT for n > 128
             7681,
-            (1u64 << 61) - 1, // Mersenne, 2-adicity 1
+            (1u64 << 61) - 1,                 // Mersenne, 2-adicity 1
         ];
-        let lens = [
-            (0usize, 5usize),
-            (1, 1),
-            (1, 2),
-            (2, 2),
-            (3, 1),
-            (25, 25),
-            (25, 200),
-            (300, 40),
-            (129, 128),
-            (1000, 1000),
-            (2049, 31),
-        ];
+        let lens = [(0usize, 5usize), (1, 1), (1, 2), (2, 2), (3, 1), (25, 25), (25, 200), (300, 40), (129, 128), (1000, 1000), (2049, 31)];
         for &p in &primes {
             for &(fl, gl) in &lens {
                 let f = rand_vec(fl, p, fl as u64 * 7 + p);
                 let g = rand_vec(gl, p, gl as u64 * 13 + 1);
-                assert_eq!(
-                    poly_mul(&f, &g, p).unwrap(),
-                    naive(&f, &g, p),
-                    "p = {p}, lens ({fl}, {gl})"
-                );
+                assert_eq!(poly_mul(&f, &g, p).unwrap(), naive(&f, &g, p), "p = {p}, lens ({fl}, {gl})");
                 // Every coefficient p − 1: the bound case.
                 let (f1, g1) = (vec![p - 1; fl], vec![p - 1; gl]);
-                assert_eq!(
-                    poly_mul(&f1, &g1, p).unwrap(),
-                    naive(&f1, &g1, p),
-                    "p − 1, p = {p}, lens ({fl}, {gl})"
-                );
+                assert_eq!(poly_mul(&f1, &g1, p).unwrap(), naive(&f1, &g1, p), "p − 1, p = {p}, lens ({fl}, {gl})");
             }
         }
         // Squaring through the same slice.

@@ -120,11 +120,7 @@ pub fn fourier_primes(bits: u32, min_k: u32, count: usize) -> Vec<u64> {
         return out;
     }
     let step = 1u64 << min_k;
-    let top = if bits == 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    };
+    let top = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
     // largest c with c·2^min_k + 1 ≤ top
     let mut c = (top - 1) >> min_k;
     while c > 0 && out.len() < count {
@@ -188,9 +184,7 @@ pub fn primitive_root_of_unity(n: u64, p: u64) -> Result<u64> {
     if n == 1 {
         return Ok(1);
     }
-    let g = (2..p)
-        .find(|&g| powmod(g, (p - 1) / 2, p) == p - 1)
-        .expect("a non-residue exists mod an odd prime");
+    let g = (2..p).find(|&g| powmod(g, (p - 1) / 2, p) == p - 1).expect("a non-residue exists mod an odd prime");
     Ok(powmod(g, (p - 1) / n, p))
 }
 
@@ -208,22 +202,10 @@ mod tests {
             assert_eq!(is_prime(n), trial(n), "{n}");
         }
         // Strong pseudoprimes to several bases, and known large primes.
-        for n in [
-            3_215_031_751u64,
-            2_152_302_898_747,
-            3_474_749_660_383,
-            341_550_071_728_321,
-            3_825_123_056_546_413_051,
-        ] {
+        for n in [3_215_031_751u64, 2_152_302_898_747, 3_474_749_660_383, 341_550_071_728_321, 3_825_123_056_546_413_051] {
             assert!(!is_prime(n), "{n}");
         }
-        for p in [
-            0xffff_ffff_0000_0001u64,
-            (1 << 61) - 1,
-            29 * (1 << 57) + 1,
-            69 * (1 << 55) + 1,
-            (1u64 << 63) - 25,
-        ] {
+        for p in [0xffff_ffff_0000_0001u64, (1 << 61) - 1, 29 * (1 << 57) + 1, 69 * (1 << 55) + 1, (1u64 << 63) - 25] {
             assert!(is_prime(p), "{p}");
         }
         assert!(!is_prime(u64::MAX));
@@ -245,22 +227,14 @@ mod tests {
     fn fourier_prime_order() {
         // Brute force over all primes below 2^20 for the first few ranks.
         let mut all: Vec<u64> = (3..1u64 << 20).filter(|&p| is_prime(p)).collect();
-        all.sort_by_key(|&p| {
-            (
-                std::cmp::Reverse((p - 1).trailing_zeros()),
-                std::cmp::Reverse(p),
-            )
-        });
+        all.sort_by_key(|&p| (std::cmp::Reverse((p - 1).trailing_zeros()), std::cmp::Reverse(p)));
         for i in [0usize, 1, 2, 3, 10, 100, 1000] {
             assert_eq!(fourier_prime(20, i).unwrap(), all[i], "index {i}");
         }
         assert_eq!(all[..2], [786_433, 65_537]); // 3·2^18 + 1, then 2^16 + 1
         assert_eq!(fourier_prime(63, 0).unwrap(), 29 * (1 << 57) + 1);
         let p = fourier_prime(63, 0).unwrap();
-        assert!(
-            p < 1 << 63 && is_prime(p) && (p - 1).trailing_zeros() >= 55,
-            "{p}"
-        );
+        assert!(p < 1 << 63 && is_prime(p) && (p - 1).trailing_zeros() >= 55, "{p}");
         let q = fourier_prime(63, 1).unwrap();
         assert!(q != p && (q - 1).trailing_zeros() <= (p - 1).trailing_zeros());
         assert!(fourier_prime(19, 0).is_err());
@@ -270,12 +244,7 @@ mod tests {
 
     #[test]
     fn roots_have_exact_order() {
-        for (n, p) in [
-            (1u64 << 20, fourier_primes(62, 40, 1)[0]),
-            (8, 17),
-            (2, 3),
-            (1 << 32, 0xffff_ffff_0000_0001),
-        ] {
+        for (n, p) in [(1u64 << 20, fourier_primes(62, 40, 1)[0]), (8, 17), (2, 3), (1 << 32, 0xffff_ffff_0000_0001)] {
             let w = primitive_root_of_unity(n, p).unwrap();
             assert_eq!(powmod(w, n, p), 1);
             if n > 1 {

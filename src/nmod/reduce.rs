@@ -19,12 +19,7 @@ impl Modulus {
     pub fn new(p: u64) -> Self {
         assert!(p > 2 && p < 1 << 63 && p % 2 == 1, "Modulus::new({p})");
         let r64 = ((1u128 << 64) % p as u128) as u64;
-        let mut m = Modulus {
-            p,
-            one_sh: 0,
-            r64,
-            r64_sh: 0,
-        };
+        let mut m = Modulus { p, one_sh: 0, r64, r64_sh: 0 };
         m.one_sh = m.shoup(1);
         m.r64_sh = m.shoup(r64);
         m
@@ -105,11 +100,7 @@ impl Modulus {
                 let chunk = if self.p < 1 << 50 { 1 << 13 } else { 1 };
                 let mut r = 0u64;
                 for (ms, ws) in mag.chunks(chunk).zip(w.chunks(chunk)) {
-                    let s: u128 = ms
-                        .iter()
-                        .zip(ws)
-                        .map(|(&m, &x)| m as u128 * x as u128)
-                        .sum();
+                    let s: u128 = ms.iter().zip(ws).map(|(&m, &x)| m as u128 * x as u128).sum();
                     r = self.add(r, self.reduce_u128(s));
                 }
                 r
@@ -126,13 +117,7 @@ mod tests {
     #[test]
     fn reductions_match_u128_remainder() {
         let mut rng = Rng(7);
-        for &p in &[
-            3u64,
-            1_125_899_865_948_161,
-            (1 << 50) - 27,
-            29 * (1 << 57) + 1,
-            (1 << 63) - 25,
-        ] {
+        for &p in &[3u64, 1_125_899_865_948_161, (1 << 50) - 27, 29 * (1 << 57) + 1, (1 << 63) - 25] {
             let m = Modulus::new(p);
             for t in 0..2000 {
                 let (a, x) = match t {
@@ -141,21 +126,12 @@ mod tests {
                     _ => (rng.next(), (rng.next() as u128) << 64 | rng.next() as u128),
                 };
                 let b = rng.below(p);
-                assert_eq!(
-                    m.mul_shoup(a, b, m.shoup(b)),
-                    ((a as u128 * b as u128) % p as u128) as u64
-                );
+                assert_eq!(m.mul_shoup(a, b, m.shoup(b)), ((a as u128 * b as u128) % p as u128) as u64);
                 assert_eq!(m.reduce(a), a % p);
                 assert_eq!(m.reduce_u128(x), (x % p as u128) as u64);
             }
-            let mag: Vec<u64> = (0..40)
-                .map(|i| if i % 3 == 0 { u64::MAX } else { rng.next() })
-                .collect();
-            let want = mag
-                .iter()
-                .rev()
-                .fold(0u128, |r, &l| ((r << 64) | l as u128) % p as u128)
-                as u64;
+            let mag: Vec<u64> = (0..40).map(|i| if i % 3 == 0 { u64::MAX } else { rng.next() }).collect();
+            let want = mag.iter().rev().fold(0u128, |r, &l| ((r << 64) | l as u128) % p as u128) as u64;
             assert_eq!(m.reduce_limbs(&mag, &m.limb_weights(mag.len())), want);
         }
     }

@@ -60,8 +60,7 @@ impl Arith {
     pub fn detect(p: u64) -> Arith {
         #[cfg(target_arch = "x86_64")]
         {
-            let f = std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("avx512dq");
+            let f = std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512dq");
             if f && p < 1 << 50 && std::arch::is_x86_feature_detected!("avx512ifma") {
                 return Arith::Ifma;
             }
@@ -211,8 +210,7 @@ impl<const IFMA: bool> Avx<IFMA> {
             let lh = _mm512_mul_epu32(a, bh);
             let hl = _mm512_mul_epu32(ah, b);
             let hh = _mm512_mul_epu32(ah, bh);
-            let mid =
-                _mm512_add_epi64(_mm512_srli_epi64::<32>(ll), _mm512_and_si512(lh, self.mask));
+            let mid = _mm512_add_epi64(_mm512_srli_epi64::<32>(ll), _mm512_and_si512(lh, self.mask));
             let mid = _mm512_add_epi64(mid, _mm512_and_si512(hl, self.mask));
             let hi = _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(lh));
             let hi = _mm512_add_epi64(hi, _mm512_srli_epi64::<32>(hl));
@@ -296,24 +294,9 @@ impl<const IFMA: bool> Lanes for Avx<IFMA> {
         // SAFETY: AVX-512F present (constructor).
         unsafe {
             for b in [4usize, 2, 1] {
-                let lo: [i64; 8] = std::array::from_fn(|c| {
-                    if c & b == 0 {
-                        c as i64
-                    } else {
-                        (8 + c - b) as i64
-                    }
-                });
-                let hi: [i64; 8] = std::array::from_fn(|c| {
-                    if c & b == 0 {
-                        (c + b) as i64
-                    } else {
-                        (8 + c) as i64
-                    }
-                });
-                let (ilo, ihi) = (
-                    _mm512_loadu_si512(lo.as_ptr() as *const _),
-                    _mm512_loadu_si512(hi.as_ptr() as *const _),
-                );
+                let lo: [i64; 8] = std::array::from_fn(|c| if c & b == 0 { c as i64 } else { (8 + c - b) as i64 });
+                let hi: [i64; 8] = std::array::from_fn(|c| if c & b == 0 { (c + b) as i64 } else { (8 + c) as i64 });
+                let (ilo, ihi) = (_mm512_loadu_si512(lo.as_ptr() as *const _), _mm512_loadu_si512(hi.as_ptr() as *const _));
                 for i in 0..8 {
                     if i & b == 0 {
                         let (a, c) = (r[i], r[i + b]);
@@ -344,13 +327,7 @@ unsafe fn in_avx512<R>(f: impl FnOnce() -> R) -> R {
 mod tests {
     use super::*;
 
-    fn check<L: Lanes<V = V>, V: Copy>(
-        l: L,
-        p: u64,
-        s: u32,
-        to: impl Fn(V) -> [u64; 8],
-        from: impl Fn([u64; 8]) -> V,
-    ) {
+    fn check<L: Lanes<V = V>, V: Copy>(l: L, p: u64, s: u32, to: impl Fn(V) -> [u64; 8], from: impl Fn([u64; 8]) -> V) {
         let mut seed = 0x1234_5678_9abc_def1u64;
         let mut next = || {
             seed ^= seed << 13;
@@ -360,31 +337,16 @@ mod tests {
         };
         for t in 0..200 {
             // y < 4p (the lazy range) with the extremes in the first rounds.
-            let y: [u64; 8] = std::array::from_fn(|i| {
-                if t == 0 {
-                    4 * p - 1 - i as u64
-                } else {
-                    next() % (4 * p).min(u64::MAX / 2)
-                }
-            });
-            let w: [u64; 8] =
-                std::array::from_fn(|i| if t == 1 { p - 1 - i as u64 } else { next() % p });
+            let y: [u64; 8] = std::array::from_fn(|i| if t == 0 { 4 * p - 1 - i as u64 } else { next() % (4 * p).min(u64::MAX / 2) });
+            let w: [u64; 8] = std::array::from_fn(|i| if t == 1 { p - 1 - i as u64 } else { next() % p });
             let ws = w.map(|v| shoup_s(v, p, s));
             let got = to(l.mul_shoup(from(y), from(w), from(ws)));
             for i in 0..8 {
                 let want = (y[i] as u128 * w[i] as u128 % p as u128) as u64;
-                assert!(
-                    got[i] < 2 * p && got[i] % p == want,
-                    "p = {p}, y = {}, w = {}",
-                    y[i],
-                    w[i]
-                );
+                assert!(got[i] < 2 * p && got[i] % p == want, "p = {p}, y = {}, w = {}", y[i], w[i]);
             }
             let f = to(l.fold(from(y), l.p2()));
-            assert!(f
-                .iter()
-                .zip(&y)
-                .all(|(&a, &b)| a == if b >= 2 * p { b - 2 * p } else { b }));
+            assert!(f.iter().zip(&y).all(|(&a, &b)| a == if b >= 2 * p { b - 2 * p } else { b }));
         }
         let m: [V; 8] = std::array::from_fn(|i| from(std::array::from_fn(|j| (8 * i + j) as u64)));
         let mut mt = m;
@@ -396,13 +358,7 @@ mod tests {
 
     #[test]
     fn lanes_match_u128() {
-        for p in [
-            7681u64,
-            (1 << 50) - 27,
-            1_108_307_720_798_209,
-            4_179_340_454_199_820_289,
-            (1 << 62) - 57,
-        ] {
+        for p in [7681u64, (1 << 50) - 27, 1_108_307_720_798_209, 4_179_340_454_199_820_289, (1 << 62) - 57] {
             check(Portable::new(p), p, 64, |v| v, |v| v);
             #[cfg(target_arch = "x86_64")]
             {
