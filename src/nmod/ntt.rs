@@ -191,51 +191,144 @@ unsafe impl Sync for SharedMut {}
 /// rev on 3 bits.
 const REV3: [usize; 8] = [0, 4, 2, 6, 1, 5, 3, 7];
 
-/// One radix-2 stage on a block of 2t lines: (a, b) ← (a + W·b, a − W·b). Lazy (p < 2^62): inputs
-/// and outputs in [0, 4p); otherwise canonical throughout.
+/// The butterfly (x, y) ← (x + W·y, x − W·y) with W = (w, Shoup constant) splatted. Lazy (p < 2^62):
+/// inputs and outputs in [0, 4p) (Harvey); otherwise canonical throughout.
 #[inline(always)]
-fn butterflies<L: Lanes, const LAZY: bool>(l: L, blk: &mut [Line], t: usize, w: [u64; 2]) {
-    let (wv, wsv) = (l.splat(w[0]), l.splat(w[1]));
-    let (lo, hi) = blk.split_at_mut(t);
-    for (a, b) in lo.iter_mut().zip(hi.iter_mut()) {
-        let (pa, pb) = (a.0.as_mut_ptr(), b.0.as_mut_ptr());
-        // SAFETY: each is one line of eight words.
-        unsafe {
-            let (x, y) = (l.load(pa), l.load(pb));
-            let (u, v) = if LAZY {
-                let x = l.fold(x, l.p2());
-                let t = l.mul_shoup(y, wv, wsv);
-                (l.add(x, t), l.sub_plus(x, t, l.p2()))
-            } else {
-                let t = l.fold(l.mul_shoup(y, wv, wsv), l.p());
-                (l.fold(l.add(x, t), l.p()), l.fold(l.sub_plus(x, t, l.p()), l.p()))
-            };
-            l.store(pa, u);
-            l.store(pb, v);
+fn bfly<L: Lanes, const LAZY: bool>(l: L, x: &mut L::V, y: &mut L::V, w: (L::V, L::V)) {
+    if LAZY {
+        let a = l.fold(*x, l.p2());
+        let t = l.mul_shoup(*y, w.0, w.1);
+        *x = l.add(a, t);
+        *y = l.sub_plus(a, t, l.p2());
+    } else {
+        let t = l.fold(l.mul_shoup(*y, w.0, w.1), l.p());
+        let a = *x;
+        *x = l.fold(l.add(a, t), l.p());
+        *y = l.fold(l.sub_plus(a, t, l.p()), l.p());
+    }
+}
+
+/// R = 1, 2 or 3 radix-2 stages at once on every block of 2t lines among lines lo..lo+len, the
+/// 2^R lines i = lo + b·2t + j + k·(2t/2^R) of a block held in registers through all R stages, read
+/// by `load(i)` and written by `store(i, v)`. Block b is block g0 + b of its level, so its stage
+/// twiddles are tw\[g\], then tw\[2g..2g+2\], then tw\[4g..4g+4\].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn stages<L: Lanes, const LAZY: bool, const R: usize>(
+    l: L,
+    lo: usize,
+    len: usize,
+    t: usize,
+    tw: &[[u64; 2]],
+    g0: usize,
+    load: impl Fn(usize) -> L::V,
+    store: impl Fn(usize, L::V),
+) {
+    let q = (2 * t) >> R;
+    let splat = |w: [u64; 2]| (l.splat(w[0]), l.splat(w[1]));
+    for b in 0..len / (2 * t) {
+        let g = g0 + b;
+        let w1 = splat(tw[g]);
+        let mut w2 = [w1; 2];
+        let mut w3 = [w1; 4];
+        if R >= 2 {
+            w2 = [splat(tw[2 * g]), splat(tw[2 * g + 1])];
+        }
+        if R >= 3 {
+            w3 = [splat(tw[4 * g]), splat(tw[4 * g + 1]), splat(tw[4 * g + 2]), splat(tw[4 * g + 3])];
+        }
+        let base = lo + b * 2 * t;
+        for j in 0..q {
+            let mut v = [w1.0; 8];
+            for (k, x) in v[..1 << R].iter_mut().enumerate() {
+                *x = load(base + j + k * q);
+            }
+            let h = 1 << (R - 1);
+            for k in 0..h {
+                let (lo, hi) = v.split_at_mut(h);
+                bfly::<L, LAZY>(l, &mut lo[k], &mut hi[k], w1);
+            }
+            if R >= 2 {
+                for (s, w) in w2.into_iter().enumerate() {
+                    let (lo, hi) = v[s * h..s * h + h].split_at_mut(h / 2);
+                    for k in 0..h / 2 {
+                        bfly::<L, LAZY>(l, &mut lo[k], &mut hi[k], w);
+                    }
+                }
+            }
+            if R >= 3 {
+                for (s, w) in w3.into_iter().enumerate() {
+                    let (lo, hi) = v[2 * s..2 * s + 2].split_at_mut(1);
+                    bfly::<L, LAZY>(l, &mut lo[0], &mut hi[0], w);
+                }
+            }
+            for (k, &x) in v[..1 << R].iter().enumerate() {
+                store(base + j + k * q, x);
+            }
         }
     }
 }
 
-/// In-place cyclic DFT of the m = buf.len() lines (lanes independent) at the root whose stage
-/// twiddles are `tw`, output slot k holding frequency rev(k). Breadth-first while blocks exceed
+/// One group of r stages (1 ≤ r ≤ 3, see [`stages`]), reading through `first` when it is the DFT's
+/// first group and writing through `last` when it is its last, else from and to `buf`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn group<L: Lanes, const LAZY: bool>(
+    l: L,
+    (r, is_first, is_last): (u32, bool, bool),
+    (lo, len, t, g0): (usize, usize, usize, usize),
+    tw: &[[u64; 2]],
+    buf: *mut u64,
+    first: impl Fn(usize) -> L::V + Copy,
+    last: impl Fn(usize, L::V) + Copy,
+) {
+    // SAFETY: the callers' line indices are < m, and buf holds m lines.
+    let mload = move |i: usize| unsafe { l.load(buf.add(8 * i)) };
+    let mstore = move |i: usize, v| unsafe { l.store(buf.add(8 * i), v) };
+    macro_rules! go {
+        ($ld:expr, $st:expr) => {
+            match r {
+                1 => stages::<L, LAZY, 1>(l, lo, len, t, tw, g0, $ld, $st),
+                2 => stages::<L, LAZY, 2>(l, lo, len, t, tw, g0, $ld, $st),
+                _ => stages::<L, LAZY, 3>(l, lo, len, t, tw, g0, $ld, $st),
+            }
+        };
+    }
+    match (is_first, is_last) {
+        (true, true) => go!(first, last),
+        (true, false) => go!(first, mstore),
+        (false, true) => go!(mload, last),
+        (false, false) => go!(mload, mstore),
+    }
+}
+
+/// Cyclic DFT of m lines (lanes independent) at the root whose stage twiddles are `tw`, slot k
+/// holding frequency rev(k): line i is read by `first(i)`, worked on in `buf` (m lines), and slot
+/// k written by `last(k, v)`. Radix-8 groups of stages over all lines while blocks exceed
 /// [`LEAF`] lines, then block by block (each block in L1).
 #[inline(always)]
-fn line_dft<L: Lanes, const LAZY: bool>(l: L, buf: &mut [Line], tw: &[[u64; 2]]) {
-    let mut t = buf.len() / 2;
-    while 2 * t > LEAF {
-        for (b, blk) in buf.chunks_exact_mut(2 * t).enumerate() {
-            butterflies::<L, LAZY>(l, blk, t, tw[b]);
-        }
-        t /= 2;
+fn line_dft<L: Lanes, const LAZY: bool>(
+    l: L,
+    m: usize,
+    tw: &[[u64; 2]],
+    buf: *mut u64,
+    first: impl Fn(usize) -> L::V + Copy,
+    last: impl Fn(usize, L::V) + Copy,
+) {
+    let lg = m.trailing_zeros();
+    let mut done = 0;
+    while m >> done > LEAF {
+        let r = 3.min(lg - done);
+        group::<L, LAZY>(l, (r, done == 0, done + r == lg), (0, m, m >> (done + 1), 0), tw, buf, first, last);
+        done += r;
     }
-    for (h, leaf) in buf.chunks_exact_mut(2 * t).enumerate() {
-        let (mut tt, mut bb) = (t, 1);
-        while tt >= 1 {
-            for (b, blk) in leaf.chunks_exact_mut(2 * tt).enumerate() {
-                butterflies::<L, LAZY>(l, blk, tt, tw[h * bb + b]);
-            }
-            tt /= 2;
-            bb *= 2;
+    let size = m >> done;
+    for h in 0..m / size {
+        let mut d = done;
+        while d < lg {
+            let r = 3.min(lg - d);
+            group::<L, LAZY>(l, (r, d == 0, d + r == lg), (h * size, size, m >> (d + 1), h << (d - done)), tw, buf, first, last);
+            d += r;
         }
     }
 }
@@ -247,19 +340,22 @@ fn line_dft<L: Lanes, const LAZY: bool>(l: L, buf: &mut [Line], tw: &[[u64; 2]])
 #[inline(always)]
 unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s: usize, buf: &mut [Line]) {
     let (n1, n2) = (f.n1, f.n2);
-    for (j1, line) in buf.iter_mut().enumerate() {
-        // SAFETY: j1·n2 + 8s + 8 ≤ n1·n2.
-        unsafe { l.store(line.0.as_mut_ptr(), l.load(x.add(j1 * n2 + 8 * s))) };
-    }
-    line_dft::<L, LAZY>(l, buf, &d.tw1);
+    let bp = buf.as_mut_ptr() as *mut u64;
+    // SAFETY: j1·n2 + 8s + 8 ≤ n1·n2 for j1 < n1; slots k < n1 of buf.
+    let first = move |j1: usize| unsafe { l.load(x.add(j1 * n2 + 8 * s)) };
+    let last = move |k: usize, v| unsafe { l.store(bp.add(8 * k), v) };
+    line_dft::<L, LAZY>(l, n1, &d.tw1, bp, first, last);
     let (q, tv) = (n1 / 8, &d.tv[s * n1..(s + 1) * n1]);
     for (g, &rg) in f.rev1.iter().enumerate() {
-        // SAFETY: lines of buf and tv.
-        let mut r: [L::V; 8] = std::array::from_fn(|rr| unsafe {
-            let v = l.load(buf[REV3[rr] * q + rg as usize].0.as_ptr());
+        let mut r = [l.p(); 8];
+        for (rr, x) in r.iter_mut().enumerate() {
             let [tw, ts] = &tv[8 * g + rr];
-            l.fold(l.mul_shoup(v, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr())), l.p())
-        });
+            // SAFETY: lines of buf and tv.
+            *x = unsafe {
+                let v = l.load(buf[REV3[rr] * q + rg as usize].0.as_ptr());
+                l.fold(l.mul_shoup(v, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr())), l.p())
+            };
+        }
         l.transpose(&mut r);
         for (c, v) in r.into_iter().enumerate() {
             // SAFETY: row 8s + c of tmp, words 8g..8g+8 < n1.
@@ -274,22 +370,14 @@ unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *con
 /// x and tmp hold n1·n2 words; no other task touches columns 8t..8t+8 of x (as n2 × n1) meanwhile.
 #[inline(always)]
 unsafe fn pass2<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, tmp: *const u64, x: *mut u64, t: usize, buf: &mut [Line]) {
-    let n1 = f.n1;
-    for (j2, line) in buf.iter_mut().enumerate() {
-        // SAFETY: j2·n1 + 8t + 8 ≤ n2·n1.
-        unsafe { l.store(line.0.as_mut_ptr(), l.load(tmp.add(j2 * n1 + 8 * t))) };
-    }
-    line_dft::<L, LAZY>(l, buf, &d.tw2);
-    for (line, &i2) in buf.iter().zip(&f.rev2) {
-        // SAFETY: a line of buf; i2·n1 + 8t + 8 ≤ n2·n1.
-        unsafe {
-            let mut v = l.load(line.0.as_ptr());
-            if LAZY {
-                v = l.fold(l.fold(v, l.p2()), l.p());
-            }
-            l.store(x.add(i2 as usize * n1 + 8 * t), v);
-        }
-    }
+    let (n1, n2, rev2) = (f.n1, f.n2, &f.rev2[..]);
+    // SAFETY: j2·n1 + 8t + 8 ≤ n2·n1 for j2 < n2, and rev2[k] < n2.
+    let first = move |j2: usize| unsafe { l.load(tmp.add(j2 * n1 + 8 * t)) };
+    let last = move |k: usize, v| unsafe {
+        let v = if LAZY { l.fold(l.fold(v, l.p2()), l.p()) } else { v };
+        l.store(x.add(*rev2.get_unchecked(k) as usize * n1 + 8 * t), v)
+    };
+    line_dft::<L, LAZY>(l, n2, &d.tw2, buf.as_mut_ptr() as *mut u64, first, last);
 }
 
 /// f(buf, i) for i < count, in parallel when `par`, each task with its own `len`-line buffer.
@@ -332,9 +420,19 @@ impl FourStep {
         let par = n1 * n2 >= PAR_MIN;
         let (xp, tp) = (SharedMut(x.as_mut_ptr()), SharedMut(tmp.as_mut_ptr()));
         // SAFETY: strip s writes rows 8s..8s+8 of tmp only, and reads x, which nobody writes.
-        strips(n2 / 8, n1, par, |buf, s| l.enter(|| unsafe { pass1::<L, LAZY>(l, self, d, { xp }.0, { tp }.0, s, buf) }));
+        strips(n2 / 8, n1, par, |buf, s| {
+            l.enter(
+                #[inline(always)]
+                || unsafe { pass1::<L, LAZY>(l, self, d, { xp }.0, { tp }.0, s, buf) },
+            )
+        });
         // SAFETY: strip t writes columns 8t..8t+8 of x only, and reads tmp, which nobody writes.
-        strips(n1 / 8, n2, par, |buf, t| l.enter(|| unsafe { pass2::<L, LAZY>(l, self, d, { tp }.0, { xp }.0, t, buf) }));
+        strips(n1 / 8, n2, par, |buf, t| {
+            l.enter(
+                #[inline(always)]
+                || unsafe { pass2::<L, LAZY>(l, self, d, { tp }.0, { xp }.0, t, buf) },
+            )
+        });
     }
 
     fn run(&self, x: &mut [u64], tmp: &mut [u64], inverse: bool) -> Result<()> {
@@ -427,7 +525,10 @@ fn rows(x: &mut [u64], n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
     if x.len() % n != 0 {
         return invalid!("{} entries are not a whole number of rows of length {n}", x.len());
     }
-    check_reduced(x, p, "x")?;
+    // A vectorised maximum first; the scan that names the offending entry only when it fails.
+    if lanes::any_at_least(x, p) {
+        check_reduced(x, p, "x")?;
+    }
     if on_gpu(n)? {
         return crate::gpu::ntt::ntt_many(x, x.len() / n, n, w, p, inverse);
     }

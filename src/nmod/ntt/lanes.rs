@@ -82,6 +82,26 @@ impl Arith {
     }
 }
 
+/// Whether some x_i ≥ p (p < 2^63), branch-free so that it vectorises (AVX-512 where present):
+/// x ≥ p exactly when bit 63 of ¬(x − p) ∨ x is set.
+pub fn any_at_least(x: &[u64], p: u64) -> bool {
+    #[inline(always)]
+    fn scan(x: &[u64], p: u64) -> bool {
+        x.iter().fold(0u64, |acc, &v| acc | !v.wrapping_sub(p) | v) >> 63 != 0
+    }
+    #[cfg(target_arch = "x86_64")]
+    if Arith::detect(p) != Arith::Portable {
+        // SAFETY: AVX-512F/DQ detected.
+        return unsafe {
+            in_avx512(
+                #[inline(always)]
+                || scan(x, p),
+            )
+        };
+    }
+    scan(x, p)
+}
+
 /// Shoup's constant ⌊w·2^s/p⌋ for w < p.
 pub fn shoup_s(w: u64, p: u64, s: u32) -> u64 {
     (((w as u128) << s) / p as u128) as u64
@@ -290,20 +310,28 @@ impl<const IFMA: bool> Lanes for Avx<IFMA> {
     #[inline(always)]
     fn transpose(self, r: &mut [Self::V; 8]) {
         // Three rounds of 2 × 2 block swaps (blocks of 4, 2, 1 words): rows (i, i + b) exchange
-        // their off-diagonal b-blocks, with vpermt2q selecting from the pair.
+        // their off-diagonal b-blocks (vpermt2q for b = 4, 2; unpack for b = 1).
         // SAFETY: AVX-512F present (constructor).
         unsafe {
-            for b in [4usize, 2, 1] {
-                let lo: [i64; 8] = std::array::from_fn(|c| if c & b == 0 { c as i64 } else { (8 + c - b) as i64 });
-                let hi: [i64; 8] = std::array::from_fn(|c| if c & b == 0 { (c + b) as i64 } else { (8 + c) as i64 });
-                let (ilo, ihi) = (_mm512_loadu_si512(lo.as_ptr() as *const _), _mm512_loadu_si512(hi.as_ptr() as *const _));
-                for i in 0..8 {
-                    if i & b == 0 {
-                        let (a, c) = (r[i], r[i + b]);
-                        r[i] = _mm512_permutex2var_epi64(a, ilo, c);
-                        r[i + b] = _mm512_permutex2var_epi64(a, ihi, c);
-                    }
-                }
+            let swap = |r: &mut [__m512i; 8], i: usize, b: usize, lo: __m512i, hi: __m512i| {
+                let (a, c) = (r[i], r[i + b]);
+                r[i] = _mm512_permutex2var_epi64(a, lo, c);
+                r[i + b] = _mm512_permutex2var_epi64(a, hi, c);
+            };
+            let (lo4, hi4) = (_mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0), _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4));
+            swap(r, 0, 4, lo4, hi4);
+            swap(r, 1, 4, lo4, hi4);
+            swap(r, 2, 4, lo4, hi4);
+            swap(r, 3, 4, lo4, hi4);
+            let (lo2, hi2) = (_mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2));
+            swap(r, 0, 2, lo2, hi2);
+            swap(r, 1, 2, lo2, hi2);
+            swap(r, 4, 2, lo2, hi2);
+            swap(r, 5, 2, lo2, hi2);
+            for i in [0, 2, 4, 6] {
+                let (a, c) = (r[i], r[i + 1]);
+                r[i] = _mm512_unpacklo_epi64(a, c);
+                r[i + 1] = _mm512_unpackhi_epi64(a, c);
             }
         }
     }
