@@ -28,7 +28,7 @@
 mod lanes;
 
 use super::multimod::{give, take};
-use super::prime::{addmod, check_modulus, check_reduced, invmod, mul_shoup, powmod, shoup};
+use super::prime::{addmod, check_modulus, check_reduced, invmod, mul_shoup, mulmod, powmod, shoup};
 use crate::int::try_zeroed;
 use crate::runtime::{self, Backend};
 use crate::{invalid, Result};
@@ -138,8 +138,11 @@ struct Dir {
     tw1: Vec<[u64; 2]>,
     /// (r^n1)^rev(k), k < n2/2: the line DFT of pass 2.
     tw2: Vec<[u64; 2]>,
-    /// c·r^(i1·j2) for strip s = j2/8 at \[s·n1 + i1\]: (values, Shoup constants), lane j2 mod 8.
-    tv: Vec<[Line; 2]>,
+    /// c·r^(i1·j2) = lane\[i1\]\[j2 mod 8\] · row\[(j2/8)·n1 + i1\]: the four-step twiddles as
+    /// c·r^(i1·(j2 mod 8)) (lines of values and Shoup constants, n1 of them) times r^(8·i1·(j2/8))
+    /// (n/8 scalars), two products per line instead of a 16n-byte table.
+    lane: Vec<[Line; 2]>,
+    row: Vec<[u64; 2]>,
 }
 
 /// u^rev(k) for k < m/2 with Shoup constants: the stage twiddles of a size-m DFT at u.
@@ -150,19 +153,23 @@ fn stage_twiddles(m: usize, u: u64, p: u64, s: u32) -> Vec<[u64; 2]> {
 
 impl Dir {
     fn new(n1: usize, n2: usize, r: u64, c: u64, p: u64, s: u32) -> Result<Self> {
-        let mut tv = try_zeroed::<[Line; 2]>(n1 * n2 / 8)?;
-        tv.par_chunks_mut(n1).enumerate().with_min_len(4).for_each(|(st, rows)| {
-            let step: [u64; 8] = std::array::from_fn(|l| powmod(r, (8 * st + l) as u64, p));
-            let step_sh = step.map(|v| shoup(v, p));
-            let mut cur = [c; 8];
+        let mut row = try_zeroed::<[u64; 2]>(n1 * n2 / 8)?;
+        row.par_chunks_mut(n1).enumerate().with_min_len(16).for_each(|(st, rows)| {
+            let step = powmod(r, 8 * st as u64, p);
+            let step_sh = shoup(step, p);
+            let mut cur = 1;
             for e in rows {
-                *e = [Line(cur), Line(cur.map(|v| shoup_s(v, p, s)))];
-                for l in 0..8 {
-                    cur[l] = mul_shoup(cur[l], step[l], step_sh[l], p);
-                }
+                *e = [cur, shoup_s(cur, p, s)];
+                cur = mul_shoup(cur, step, step_sh, p);
             }
         });
-        Ok(Dir { tw1: stage_twiddles(n1, powmod(r, n2 as u64, p), p, s), tw2: stage_twiddles(n2, powmod(r, n1 as u64, p), p, s), tv })
+        let lane = (0..n1 as u64)
+            .map(|i1| {
+                let v: [u64; 8] = std::array::from_fn(|l| mulmod(c, powmod(r, i1 * l as u64, p), p));
+                [Line(v), Line(v.map(|x| shoup_s(x, p, s)))]
+            })
+            .collect();
+        Ok(Dir { tw1: stage_twiddles(n1, powmod(r, n2 as u64, p), p, s), tw2: stage_twiddles(n2, powmod(r, n1 as u64, p), p, s), lane, row })
     }
 }
 
@@ -333,6 +340,22 @@ fn line_dft<L: Lanes, const LAZY: bool>(
     }
 }
 
+/// Rows ahead that the strided first and last groups of a line DFT prefetch (each line of a
+/// strip lies in its own row, often its own page, which the hardware prefetchers do not follow).
+const PF: usize = 4;
+
+/// Hints the line at `ptr` into L1 (no fault for any address).
+#[inline(always)]
+fn prefetch(ptr: *const u64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching has no architectural effect.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr as *const i8)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = ptr;
+}
+
 /// Pass 1 on strip s (columns 8s..8s+8 of x as n1 × n2): x → tmp (n2 × n1), see the module docs.
 ///
 /// # Safety
@@ -342,18 +365,24 @@ unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *con
     let (n1, n2) = (f.n1, f.n2);
     let bp = buf.as_mut_ptr() as *mut u64;
     // SAFETY: j1·n2 + 8s + 8 ≤ n1·n2 for j1 < n1; slots k < n1 of buf.
-    let first = move |j1: usize| unsafe { l.load(x.add(j1 * n2 + 8 * s)) };
+    let first = move |j1: usize| unsafe {
+        prefetch(x.wrapping_add((j1 + PF) * n2 + 8 * s));
+        l.load(x.add(j1 * n2 + 8 * s))
+    };
     let last = move |k: usize, v| unsafe { l.store(bp.add(8 * k), v) };
     line_dft::<L, LAZY>(l, n1, &d.tw1, bp, first, last);
-    let (q, tv) = (n1 / 8, &d.tv[s * n1..(s + 1) * n1]);
+    let (q, row) = (n1 / 8, &d.row[s * n1..(s + 1) * n1]);
     for (g, &rg) in f.rev1.iter().enumerate() {
         let mut r = [l.p(); 8];
         for (rr, x) in r.iter_mut().enumerate() {
-            let [tw, ts] = &tv[8 * g + rr];
-            // SAFETY: lines of buf and tv.
+            let i1 = 8 * g + rr;
+            let [tw, ts] = &d.lane[i1];
+            let [rw, rs] = row[i1];
+            // SAFETY: lines of buf and lane.
             *x = unsafe {
                 let v = l.load(buf[REV3[rr] * q + rg as usize].0.as_ptr());
-                l.fold(l.mul_shoup(v, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr())), l.p())
+                let v = l.mul_shoup(v, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr()));
+                l.fold(l.mul_shoup(v, l.splat(rw), l.splat(rs)), l.p())
             };
         }
         l.transpose(&mut r);
@@ -372,8 +401,14 @@ unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *con
 unsafe fn pass2<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, tmp: *const u64, x: *mut u64, t: usize, buf: &mut [Line]) {
     let (n1, n2, rev2) = (f.n1, f.n2, &f.rev2[..]);
     // SAFETY: j2·n1 + 8t + 8 ≤ n2·n1 for j2 < n2, and rev2[k] < n2.
-    let first = move |j2: usize| unsafe { l.load(tmp.add(j2 * n1 + 8 * t)) };
+    let first = move |j2: usize| unsafe {
+        prefetch(tmp.wrapping_add((j2 + PF) * n1 + 8 * t));
+        l.load(tmp.add(j2 * n1 + 8 * t))
+    };
     let last = move |k: usize, v| unsafe {
+        if let Some(&r) = rev2.get(k + PF) {
+            prefetch(x.add(r as usize * n1 + 8 * t));
+        }
         let v = if LAZY { l.fold(l.fold(v, l.p2()), l.p()) } else { v };
         l.store(x.add(*rev2.get_unchecked(k) as usize * n1 + 8 * t), v)
     };
@@ -575,7 +610,7 @@ pub fn ntt_many(x: &mut [u64], n: usize, w: u64, p: u64) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::prime::{fourier_primes, mulmod, primitive_root_of_unity};
+    use super::super::prime::{fourier_primes, primitive_root_of_unity};
     use super::*;
 
     fn naive(x: &[u64], w: u64, p: u64) -> Vec<u64> {

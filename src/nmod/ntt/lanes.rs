@@ -230,11 +230,10 @@ impl<const IFMA: bool> Avx<IFMA> {
             let lh = _mm512_mul_epu32(a, bh);
             let hl = _mm512_mul_epu32(ah, b);
             let hh = _mm512_mul_epu32(ah, bh);
-            let mid = _mm512_add_epi64(_mm512_srli_epi64::<32>(ll), _mm512_and_si512(lh, self.mask));
-            let mid = _mm512_add_epi64(mid, _mm512_and_si512(hl, self.mask));
-            let hi = _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(lh));
-            let hi = _mm512_add_epi64(hi, _mm512_srli_epi64::<32>(hl));
-            _mm512_add_epi64(hi, _mm512_srli_epi64::<32>(mid))
+            // lh + ⌊ll/2^32⌋ < 2^64; its low half joins hl, its high half and the carry join hh.
+            let s = _mm512_add_epi64(lh, _mm512_srli_epi64::<32>(ll));
+            let m = _mm512_add_epi64(hl, _mm512_and_si512(s, self.mask));
+            _mm512_add_epi64(_mm512_add_epi64(hh, _mm512_srli_epi64::<32>(s)), _mm512_srli_epi64::<32>(m))
         }
     }
 }
