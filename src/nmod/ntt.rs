@@ -9,12 +9,15 @@
 //!
 //! X_(i1 + n1·i2) = Σ_j2 (w^n1)^(j2·i2) · [w^(i1·j2) · Σ_j1 (w^n2)^(j1·i1) · x_(j1·n2 + j2)].
 //!
-//! - Pass 1 (x → tmp), per strip of 8 columns j2: copy the n1 lines x\[j1·n2 + j2 ..+8\] to an
-//!   L1/L2-resident buffer, run the size-n1 DFT on whole lines (lane c = column j2 + c), multiply
-//!   by the tabulated twiddles w^(i1·j2), and write tmp\[j2\]\[i1\] (n2 × n1) through 8 × 8
-//!   in-register transposes, reading the DFT's bit-reversed slots in natural i1 order.
-//! - Pass 2 (tmp → x), per strip of 8 columns i1 of tmp: copy the n2 lines, run the size-n2 DFT,
-//!   write slot k to x\[rev(k)·n1 + i1 ..+8\], which is natural order.
+//! - Pass 1 (x → tmp), per strip of 8 columns j2: read the n1 lines x\[j1·n2 + j2 ..+8\] (the
+//!   first radix-8 group of the DFT reads them in place), run the size-n1 DFT on whole lines into
+//!   an L1/L2-resident buffer (lane c = column j2 + c), multiply by the twiddles w^(i1·j2), and
+//!   store through 8 × 8 in-register transposes, reading the DFT's bit-reversed slots in natural
+//!   i1 order: the line holding i1 = 8g..8g+8 of column j2 goes to line g·n2 + j2 of tmp, so that
+//!   tmp holds the n1/8 strips of pass 2 one after the other.
+//! - Pass 2 (tmp → x), per strip g (columns i1 = 8g..8g+8): read its n2 consecutive lines, run
+//!   the size-n2 DFT, and let its last group write slot k to x\[rev(k)·n1 + 8g ..+8\], which is
+//!   natural order.
 //!
 //! The line DFT is radix-2 Cooley–Tukey with bit-reversed output and Harvey's lazy butterflies
 //! (Harvey 2014: residues in [0, 4p), Shoup products with precomputed quotients), eight lanes at a
@@ -340,35 +343,16 @@ fn line_dft<L: Lanes, const LAZY: bool>(
     }
 }
 
-/// Rows ahead that the strided first and last groups of a line DFT prefetch (each line of a
-/// strip lies in its own row, often its own page, which the hardware prefetchers do not follow).
-const PF: usize = 4;
-
-/// Hints the line at `ptr` into L1 (no fault for any address).
-#[inline(always)]
-fn prefetch(ptr: *const u64) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching has no architectural effect.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr as *const i8)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = ptr;
-}
-
-/// Pass 1 on strip s (columns 8s..8s+8 of x as n1 × n2): x → tmp (n2 × n1), see the module docs.
+/// Pass 1 on strip s (columns 8s..8s+8 of x as n1 × n2): x → tmp, see the module docs.
 ///
 /// # Safety
-/// x and tmp hold n1·n2 words; no other task touches rows 8s..8s+8 of tmp meanwhile.
+/// x and tmp hold n1·n2 words; no other task touches lines g·n2 + 8s .. g·n2 + 8s + 8 of tmp meanwhile.
 #[inline(always)]
 unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s: usize, buf: &mut [Line]) {
     let (n1, n2) = (f.n1, f.n2);
     let bp = buf.as_mut_ptr() as *mut u64;
     // SAFETY: j1·n2 + 8s + 8 ≤ n1·n2 for j1 < n1; slots k < n1 of buf.
-    let first = move |j1: usize| unsafe {
-        prefetch(x.wrapping_add((j1 + PF) * n2 + 8 * s));
-        l.load(x.add(j1 * n2 + 8 * s))
-    };
+    let first = move |j1: usize| unsafe { l.load(x.add(j1 * n2 + 8 * s)) };
     let last = move |k: usize, v| unsafe { l.store(bp.add(8 * k), v) };
     line_dft::<L, LAZY>(l, n1, &d.tw1, bp, first, last);
     let (q, row) = (n1 / 8, &d.row[s * n1..(s + 1) * n1]);
@@ -387,28 +371,22 @@ unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *con
         }
         l.transpose(&mut r);
         for (c, v) in r.into_iter().enumerate() {
-            // SAFETY: row 8s + c of tmp, words 8g..8g+8 < n1.
-            unsafe { l.store(tmp.add((8 * s + c) * n1 + 8 * g), v) };
+            // SAFETY: line (g, 8s + c) of tmp (n1/8 strips of n2 lines), inside its n1·n2 words.
+            unsafe { l.store(tmp.add(8 * (g * n2 + 8 * s + c)), v) };
         }
     }
 }
 
-/// Pass 2 on strip t (columns 8t..8t+8 of tmp as n2 × n1): tmp → x in natural order.
+/// Pass 2 on strip t (lines t·n2 .. (t+1)·n2 of tmp): tmp → x in natural order.
 ///
 /// # Safety
 /// x and tmp hold n1·n2 words; no other task touches columns 8t..8t+8 of x (as n2 × n1) meanwhile.
 #[inline(always)]
 unsafe fn pass2<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, tmp: *const u64, x: *mut u64, t: usize, buf: &mut [Line]) {
     let (n1, n2, rev2) = (f.n1, f.n2, &f.rev2[..]);
-    // SAFETY: j2·n1 + 8t + 8 ≤ n2·n1 for j2 < n2, and rev2[k] < n2.
-    let first = move |j2: usize| unsafe {
-        prefetch(tmp.wrapping_add((j2 + PF) * n1 + 8 * t));
-        l.load(tmp.add(j2 * n1 + 8 * t))
-    };
+    // SAFETY: line t·n2 + j2 < n/8 of tmp for j2 < n2, and rev2[k] < n2.
+    let first = move |j2: usize| unsafe { l.load(tmp.add(8 * (t * n2 + j2))) };
     let last = move |k: usize, v| unsafe {
-        if let Some(&r) = rev2.get(k + PF) {
-            prefetch(x.add(r as usize * n1 + 8 * t));
-        }
         let v = if LAZY { l.fold(l.fold(v, l.p2()), l.p()) } else { v };
         l.store(x.add(*rev2.get_unchecked(k) as usize * n1 + 8 * t), v)
     };
@@ -454,7 +432,7 @@ impl FourStep {
         let (n1, n2) = (self.n1, self.n2);
         let par = n1 * n2 >= PAR_MIN;
         let (xp, tp) = (SharedMut(x.as_mut_ptr()), SharedMut(tmp.as_mut_ptr()));
-        // SAFETY: strip s writes rows 8s..8s+8 of tmp only, and reads x, which nobody writes.
+        // SAFETY: strip s writes lines g·n2 + 8s ..+8 (g < n1/8) of tmp only, and reads x, which nobody writes.
         strips(n2 / 8, n1, par, |buf, s| {
             l.enter(
                 #[inline(always)]
