@@ -1,5 +1,5 @@
 //! nmod timings (issue 3, benchmark items 1 and 2, the Rust side):
-//! `cargo run --release --example nmod_bench -- [THREADS]` prints markdown tables of
+//! `cargo run --release --example nmod_bench -- [THREADS] [ntt|mul]` prints markdown tables of
 //! (1) gpmp's cyclic natural-order NTT (`nmod::ntt::ntt`, validation and scratch included) against
 //!     tfhe-ntt's negacyclic bit-reversed forward transform of the same size (`nmod::plan`), at a
 //!     50-bit and a 62-bit Fourier prime, n = 2^16 .. 2^22;
@@ -46,6 +46,17 @@ fn main() {
     gpmp::runtime::set_num_threads(threads).unwrap();
     let p50 = prime::fourier_prime(50, 0).unwrap();
     let p62 = prime::fourier_prime(62, 0).unwrap();
+    let only = std::env::args().skip(1).find(|a| a == "ntt" || a == "mul");
+    let run = |part: &str| only.as_deref().is_none_or(|o| o == part);
+    if run("ntt") {
+        ntt_table(p50, p62, threads);
+    }
+    if run("mul") {
+        mul_table(p50, threads);
+    }
+}
+
+fn ntt_table(p50: u64, p62: u64, threads: usize) {
     println!("## gpmp nmod NTT vs tfhe-ntt ({threads} thread(s))\n");
     println!("p50 = {p50} (2-adicity {}), p62 = {p62} (2-adicity {})\n", (p50 - 1).trailing_zeros(), (p62 - 1).trailing_zeros());
     println!("| n | p | tfhe-ntt fwd (us) | gpmp ntt (us) | ratio | gpmp intt (us) |");
@@ -78,6 +89,9 @@ fn main() {
             println!("| 2^{lg} | {}-bit | {a:.0} | {o:.0} | {:.2} | {i:.0} |", 64 - p.leading_zeros(), o / a);
         }
     }
+}
+
+fn mul_table(p50: u64, threads: usize) {
     println!("\n## gpmp nmod poly_mul ({threads} thread(s)), balanced lengths\n");
     println!("| len | p | ms |");
     println!("|---|---|---|");

@@ -1,66 +1,53 @@
 //! Cyclic NTT over Z/pZ with a caller-given root: x_i ← Σ_j x_j·w^(ij), natural order in and out.
 //!
-//! n is a power of two, p an odd prime < 2^63 and w an element of exact order n. The transform is
-//! built from tfhe-ntt's negacyclic kernels (AVX-512, IFMA for p < 2^50) by the radix-2 split of
-//! the cyclic DFT into its even and odd outputs: with h = n/2, a_j = x_j + x_(j+h), b_j = x_j − x_(j+h),
+//! n is a power of two, p an odd prime < 2^63 and w an element of exact order n. From n = 64 on
+//! the transform is a four-step split ([Bailey 1990], "FFTs in external or hierarchical memory")
+//! whose two passes are both *column* passes, vectorised across eight adjacent columns, so that
+//! no pass needs a shuffle inside a butterfly and no pass a separate permutation:
 //!
-//! - X_(2i)   = Σ_j a_j·(w²)^(ij)  (a cyclic DFT of size h at w², split again the same way),
-//! - X_(2i+1) = Σ_j b_j·w^(j(2i+1)) = B(w^(2i+1)) (a negacyclic DFT of size h: w is a primitive
-//!   2h-th root, so it only needs n | p − 1, the caller's condition, and no twist).
+//! n = n1·n2 (n1 = 2^⌊k/2⌋ ≤ n2), input index j = j1·n2 + j2, output index i = i1 + n1·i2, and
 //!
-//! The recursion stops at a cyclic base of size ≤ 16 done directly. tfhe-ntt evaluates b at the odd
-//! powers of its own primitive 2m-th root ψ (m = block size), ψ^(2·rev(t)+1) in slot t (rev = bit
-//! reversal on log2 m bits); our root u = w^(2^r) of level r is ψ^s for an odd s found once by a
-//! discrete logarithm (Pohlig–Hellman in the 2-group), so B(u^(2i+1)) sits in slot
-//! t = rev(((s·(2i+1)) mod 2m − 1)/2). One gather puts every output in natural order; the inverse
-//! scatters, runs the inverse kernels (which leave a factor m) and the butterflies backwards
-//! (a + b, a − b without halving), and multiplies by n^(−1) once at the end.
+//! X_(i1 + n1·i2) = Σ_j2 (w^n1)^(j2·i2) · [w^(i1·j2) · Σ_j1 (w^n2)^(j1·i1) · x_(j1·n2 + j2)].
 //!
-//! Work: Σ_r (m_r/2)·log2 m_r butterflies ≈ one negacyclic NTT of size n, plus ≈ 2n additions and
-//! one permutation pass (a tabulated index). Levels are independent, so they run in parallel (rayon)
-//! for large n. That is the `Direct` transform, used below `FOUR_STEP_MIN`.
+//! - Pass 1 (x → tmp), per strip of 8 columns j2: read the n1 lines x\[j1·n2 + j2 ..+8\] (the
+//!   first radix-8 group of the DFT reads them in place), run the size-n1 DFT on whole lines into
+//!   an L1/L2-resident buffer (lane c = column j2 + c), multiply by the twiddles w^(i1·j2), and
+//!   store through 8 × 8 in-register transposes, reading the DFT's bit-reversed slots in natural
+//!   i1 order: the line holding i1 = 8g..8g+8 of column j2 goes to line g·n2 + j2 of tmp, so that
+//!   tmp holds the n1/8 strips of pass 2 one after the other.
+//! - Pass 2 (tmp → x), per strip g (columns i1 = 8g..8g+8): read its n2 consecutive lines, run
+//!   the size-n2 DFT, and let its last group write slot k to x\[rev(k)·n1 + 8g ..+8\], which is
+//!   natural order.
 //!
-//! From `FOUR_STEP_MIN` on, the scattered permutation leaves the cache, and the transform is a
-//! `FourStep` instead: n = n1·n2 with n1, n2 ≈ √n, column transforms, tabulated twiddles, row
-//! transforms and a blocked transpose; each small cyclic transform is a single twisted tfhe-ntt
-//! negacyclic one (`Small`, possible because n1, n2 < n), so every pass is vectorised or a copy.
+//! The line DFT is radix-2 Cooley–Tukey with bit-reversed output and Harvey's lazy butterflies
+//! (Harvey 2014: residues in [0, 4p), Shoup products with precomputed quotients), eight lanes at a
+//! time in AVX-512 (IFMA 52-bit products for p < 2^50, 64-bit products built from 32-bit ones
+//! otherwise; for p ≥ 2^62, where 4p overflows, every butterfly reduces fully) or portable code
+//! (`lanes`). For a cyclic DFT of size m at root u the block-k twiddle of every stage is
+//! u^rev(k) (rev on log2(m/2) bits), so one half-size table serves all stages. Work: the n/2·log2 n
+//! butterflies of one transform, n twiddle products, and two passes over memory; the inverse is
+//! the same transform at w^(−1) with n^(−1) folded into its twiddles. Below n = 64 a direct O(n²)
+//! sum is used.
+mod lanes;
+
 use super::multimod::{give, take};
-use super::plan::{plan, Plan};
-use super::prime::{addmod, check_modulus, check_reduced, invmod, mul_shoup, mulmod, powmod, shoup, submod};
+use super::prime::{addmod, check_modulus, check_reduced, invmod, mul_shoup, mulmod, powmod, shoup};
 use crate::int::try_zeroed;
 use crate::runtime::{self, Backend};
-use crate::{invalid, Error, Result};
+use crate::{invalid, Result};
+#[cfg(target_arch = "x86_64")]
+use lanes::Avx;
+use lanes::{shoup_s, Arith, Lanes, Line, Portable};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Largest cyclic size done by the direct O(n²) base transform.
-const BASE: usize = 16;
+/// Sizes below this are done by the direct sum (the four-step needs n1, n2 ≥ 8).
+const FOUR_STEP_MIN: usize = 64;
 /// Below this size everything runs on the calling thread.
 const PAR_MIN: usize = 1 << 14;
-/// From this size on the transform is a [`FourStep`] (the permutation of [`Direct`] leaves L2 above it).
-const FOUR_STEP_MIN: usize = 1 << 17;
-
-/// One negacyclic level of the split: block size m = n/2^(r+1), tfhe-ntt plan, and the odd
-/// exponent s with u = ψ^s (u = w^(2^r), ψ the plan's root).
-struct Level {
-    plan: Arc<Plan>,
-    s: u64,
-}
-
-/// The radix-2 split of a cyclic NTT into tfhe-ntt negacyclic blocks (sizes below [`FOUR_STEP_MIN`]).
-struct Direct {
-    n: usize,
-    p: u64,
-    levels: Vec<Level>,
-    /// Powers of the base root w^(n/base) and their Shoup constants; base = n >> levels.len().
-    pw: Vec<(u64, u64)>,
-    n_inv: (u64, u64),
-    /// The output permutation, tabulated: X_pos sits in tmp\[perm\[pos\]\] after the block transforms.
-    perm: Vec<u32>,
-    /// Its inverse: tmp\[q\] takes X_(iperm\[q\]) before the inverse block transforms.
-    iperm: Vec<u32>,
-}
+/// Lines per block from which the line DFT runs its remaining stages block by block (16 KiB, L1).
+const LEAF: usize = 256;
 
 /// A cyclic NTT of size n modulo p at root w (validated once, cached).
 pub struct Ntt {
@@ -106,341 +93,375 @@ pub fn check_root(n: usize, w: u64, p: u64) -> Result<()> {
     Ok(())
 }
 
-/// s with ψ^s = u, for ψ and u both of order 2^kk (Pohlig–Hellman: bit i of s is read off
-/// (u·ψ^(−s))^(2^(kk−1−i)), which is 1 exactly when that bit is already right).
-fn dlog2(u: u64, psi: u64, kk: u32, p: u64) -> u64 {
-    let mut s = 0u64;
-    let mut h = u; // u·ψ^(−s)
-    let mut step = invmod(psi, p); // ψ^(−2^i)
-    for i in 0..kk {
-        let mut t = h;
-        for _ in 0..kk - 1 - i {
-            t = mulmod(t, t, p);
-        }
-        if t != 1 {
-            s |= 1 << i;
-            h = mulmod(h, step, p);
-        }
-        step = mulmod(step, step, p);
-    }
-    s
-}
-
 /// Bit reversal of t on `bits` bits.
 #[inline]
-fn rev(t: u64, bits: u32) -> u64 {
+fn rev(t: usize, bits: u32) -> usize {
     if bits == 0 {
         0
     } else {
-        t.reverse_bits() >> (64 - bits)
+        t.reverse_bits() >> (usize::BITS - bits)
     }
+}
+
+/// The direct O(n²) transform for n < [`FOUR_STEP_MIN`].
+struct Direct {
+    p: u64,
+    /// w^k and its Shoup constant, k < n.
+    pw: Vec<(u64, u64)>,
+    n_inv: (u64, u64),
 }
 
 impl Direct {
-    /// Needs p an odd prime and w of exact order n (checked by the caller).
-    fn new(n: usize, w: u64, p: u64) -> Result<Self> {
-        let mut levels = Vec::new();
-        let mut u = w; // root of the current cyclic size n >> r
-        while n >> levels.len() > BASE {
-            let m = n >> (levels.len() + 1);
-            let plan = plan(m, p)?;
-            let psi = root_of(&plan, p)?;
-            let kk = (2 * m).trailing_zeros();
-            let s = dlog2(u, psi, kk, p);
-            debug_assert_eq!(powmod(psi, s, p), u);
-            levels.push(Level { plan, s });
-            u = mulmod(u, u, p);
-        }
-        let base = n >> levels.len();
-        let pw = (0..base as u64).map(|k| powmod(u, k, p)).map(|v| (v, shoup(v, p))).collect();
+    fn new(n: usize, w: u64, p: u64) -> Self {
+        let pw = (0..n as u64).map(|k| powmod(w, k, p)).map(|v| (v, shoup(v, p))).collect();
         let ni = invmod(n as u64 % p, p);
-        let mut t = Direct { n, p, levels, pw, n_inv: (ni, shoup(ni, p)), perm: Vec::new(), iperm: Vec::new() };
-        if !t.levels.is_empty() {
-            // X_pos with pos = 2^r·(2i+1) comes from level r, slot rev(((s·(2i+1)) mod 2m − 1)/2);
-            // X_pos with 2^L | pos from the base block.
-            let nl = t.levels.len();
-            let mut perm = try_zeroed::<u32>(n)?;
-            for (pos, q) in perm.iter_mut().enumerate() {
-                let r = pos.trailing_zeros() as usize;
-                *q = (if r >= nl {
-                    pos >> nl
-                } else {
-                    let m = n >> (r + 1);
-                    let e = ((pos >> r) as u64).wrapping_mul(t.levels[r].s) & (2 * m as u64 - 1);
-                    m + rev(e >> 1, m.trailing_zeros()) as usize
-                }) as u32;
-            }
-            let mut iperm = try_zeroed::<u32>(n)?;
-            for (pos, &q) in perm.iter().enumerate() {
-                iperm[q as usize] = pos as u32;
-            }
-            t.perm = perm;
-            t.iperm = iperm;
-        }
-        Ok(t)
+        Direct { p, pw, n_inv: (ni, shoup(ni, p)) }
     }
 
-    /// Direct DFT of the base block at w_b (or w_b^(−1) when `inverse`), unnormalised.
-    fn base_dft(&self, x: &mut [u64], inverse: bool) {
-        let (b, p) = (x.len(), self.p);
-        let mut out = [0u64; BASE];
-        for (i, o) in out[..b].iter_mut().enumerate() {
+    fn run(&self, x: &mut [u64], inverse: bool) {
+        let (n, p) = (x.len(), self.p);
+        let mut out = [0u64; FOUR_STEP_MIN];
+        for (i, o) in out[..n].iter_mut().enumerate() {
             let mut acc = 0u64;
             for (j, &xj) in x.iter().enumerate() {
-                let e = (i * j) % b;
-                let (v, vs) = self.pw[if inverse { (b - e) % b } else { e }];
+                let e = (i * j) % n;
+                let (v, vs) = self.pw[if inverse { (n - e) % n } else { e }];
                 acc = addmod(acc, mul_shoup(xj, v, vs, p), p);
             }
-            *o = acc;
+            *o = if inverse { mul_shoup(acc, self.n_inv.0, self.n_inv.1, p) } else { acc };
         }
-        x.copy_from_slice(&out[..b]);
+        x.copy_from_slice(&out[..n]);
     }
+}
 
-    /// Runs `f(level, block)` on every negacyclic block of `tmp` (level r at [n/2^(r+1), n/2^r)),
-    /// in parallel for large n, and `base` on tmp[.. n/2^L].
-    fn blocks(&self, tmp: &mut [u64], f: &(impl Fn(&Level, &mut [u64]) + Sync), base: &(impl Fn(&mut [u64]) + Sync)) {
-        fn go(levels: &[Level], t: &mut [u64], f: &(impl Fn(&Level, &mut [u64]) + Sync), base: &(impl Fn(&mut [u64]) + Sync)) {
-            match levels.split_first() {
-                None => base(t),
-                Some((lv, rest)) => {
-                    let (lo, hi) = t.split_at_mut(t.len() / 2);
-                    if hi.len() >= PAR_MIN {
-                        rayon::join(|| f(lv, hi), || go(rest, lo, f, base));
-                    } else {
-                        f(lv, hi);
-                        go(rest, lo, f, base);
-                    }
-                }
+/// Twiddle tables of one direction (root r = w or w^(−1), scale c = 1 or n^(−1)), values with
+/// their Shoup constants for the lanes' shift.
+struct Dir {
+    /// (r^n2)^rev(k), k < n1/2: the line DFT of pass 1.
+    tw1: Vec<[u64; 2]>,
+    /// (r^n1)^rev(k), k < n2/2: the line DFT of pass 2.
+    tw2: Vec<[u64; 2]>,
+    /// c·r^(i1·j2) = lane\[i1\]\[j2 mod 8\] · row\[(j2/8)·n1 + i1\]: the four-step twiddles as
+    /// c·r^(i1·(j2 mod 8)) (lines of values and Shoup constants, n1 of them) times r^(8·i1·(j2/8))
+    /// (n/8 scalars), two products per line instead of a 16n-byte table.
+    lane: Vec<[Line; 2]>,
+    row: Vec<[u64; 2]>,
+}
+
+/// u^rev(k) for k < m/2 with Shoup constants: the stage twiddles of a size-m DFT at u.
+fn stage_twiddles(m: usize, u: u64, p: u64, s: u32) -> Vec<[u64; 2]> {
+    let bits = (m / 2).trailing_zeros();
+    (0..m / 2).map(|k| powmod(u, rev(k, bits) as u64, p)).map(|v| [v, shoup_s(v, p, s)]).collect()
+}
+
+impl Dir {
+    fn new(n1: usize, n2: usize, r: u64, c: u64, p: u64, s: u32) -> Result<Self> {
+        let mut row = try_zeroed::<[u64; 2]>(n1 * n2 / 8)?;
+        row.par_chunks_mut(n1).enumerate().with_min_len(16).for_each(|(st, rows)| {
+            let step = powmod(r, 8 * st as u64, p);
+            let step_sh = shoup(step, p);
+            let mut cur = 1;
+            for e in rows {
+                *e = [cur, shoup_s(cur, p, s)];
+                cur = mul_shoup(cur, step, step_sh, p);
             }
-        }
-        go(&self.levels, tmp, f, base);
-    }
-
-    /// Forward transform of x (entries < p) in place; `tmp` has length n.
-    fn forward(&self, x: &mut [u64], tmp: &mut [u64]) {
-        let (n, p, nl) = (self.n, self.p, self.levels.len());
-        if nl == 0 {
-            return self.base_dft(x, false);
-        }
-        // Radix-2 splits: the first reads x, the others work in tmp on shrinking prefixes.
-        let h = n / 2;
-        let (tlo, thi) = tmp.split_at_mut(h);
-        let (xlo, xhi) = x.split_at(h);
-        let split = |(((a, b), &u), &v): (((&mut u64, &mut u64), &u64), &u64)| {
-            *a = addmod(u, v, p);
-            *b = submod(u, v, p);
-        };
-        if n >= PAR_MIN {
-            tlo.par_iter_mut().zip(thi.par_iter_mut()).zip(xlo.par_iter()).zip(xhi.par_iter()).for_each(split);
-        } else {
-            tlo.iter_mut().zip(thi.iter_mut()).zip(xlo.iter()).zip(xhi.iter()).for_each(split);
-        }
-        for r in 1..nl {
-            let h = n >> (r + 1);
-            let (lo, hi) = tmp[..2 * h].split_at_mut(h);
-            for (a, b) in lo.iter_mut().zip(hi.iter_mut()) {
-                let (u, v) = (*a, *b);
-                *a = addmod(u, v, p);
-                *b = submod(u, v, p);
-            }
-        }
-        self.blocks(tmp, &|lv, blk| lv.plan.fwd(blk), &|blk| self.base_dft(blk, false));
-        // Gather into natural order.
-        let tmp = &*tmp;
-        if n >= PAR_MIN {
-            x.par_iter_mut().zip(self.perm.par_iter()).with_min_len(4096).for_each(|(xo, &q)| *xo = tmp[q as usize]);
-        } else {
-            x.iter_mut().zip(&self.perm).for_each(|(xo, &q)| *xo = tmp[q as usize]);
-        }
-    }
-
-    /// Inverse transform (at w^(−1), times n^(−1)) of x (entries < p) in place; `tmp` has length n.
-    fn inverse(&self, x: &mut [u64], tmp: &mut [u64]) {
-        let (n, p, nl) = (self.n, self.p, self.levels.len());
-        let (ni, nis) = self.n_inv;
-        if nl == 0 {
-            self.base_dft(x, true);
-            x.iter_mut().for_each(|v| *v = mul_shoup(*v, ni, nis, p));
-            return;
-        }
-        // Scatter (the inverse of the gather).
-        let xs = &*x;
-        if n >= PAR_MIN {
-            tmp.par_iter_mut().zip(self.iperm.par_iter()).with_min_len(4096).for_each(|(to, &q)| *to = xs[q as usize]);
-        } else {
-            tmp.iter_mut().zip(&self.iperm).for_each(|(to, &q)| *to = xs[q as usize]);
-        }
-        self.blocks(tmp, &|lv, blk| lv.plan.inv(blk), &|blk| self.base_dft(blk, true));
-        // Undo the splits: (m·a, m·b) → (2m·x_j, 2m·x_(j+m)) = (m·a + m·b, m·a − m·b).
-        for r in (1..nl).rev() {
-            let h = n >> (r + 1);
-            let (lo, hi) = tmp[..2 * h].split_at_mut(h);
-            for (a, b) in lo.iter_mut().zip(hi.iter_mut()) {
-                let (u, v) = (*a, *b);
-                *a = addmod(u, v, p);
-                *b = submod(u, v, p);
-            }
-        }
-        let h = n / 2;
-        let (xlo, xhi) = x.split_at_mut(h);
-        let (tlo, thi) = tmp.split_at(h);
-        let join = |(((a, b), &u), &v): (((&mut u64, &mut u64), &u64), &u64)| {
-            *a = mul_shoup(addmod(u, v, p), ni, nis, p);
-            *b = mul_shoup(submod(u, v, p), ni, nis, p);
-        };
-        if n >= PAR_MIN {
-            xlo.par_iter_mut().zip(xhi.par_iter_mut()).zip(tlo.par_iter()).zip(thi.par_iter()).for_each(join);
-        } else {
-            xlo.iter_mut().zip(xhi.iter_mut()).zip(tlo.iter()).zip(thi.iter()).for_each(join);
-        }
+        });
+        let lane = (0..n1 as u64)
+            .map(|i1| {
+                let v: [u64; 8] = std::array::from_fn(|l| mulmod(c, powmod(r, i1 * l as u64, p), p));
+                [Line(v), Line(v.map(|x| shoup_s(x, p, s)))]
+            })
+            .collect();
+        Ok(Dir { tw1: stage_twiddles(n1, powmod(r, n2 as u64, p), p, s), tw2: stage_twiddles(n2, powmod(r, n1 as u64, p), p, s), lane, row })
     }
 }
 
-/// A cyclic DFT of size m at a root u of order m, when 2m | p − 1, on one tfhe-ntt negacyclic
-/// transform: with ψ its root (order 2m) and z_j = y_j·ψ^(−j), slot t of the negacyclic transform of z
-/// is Σ_j y_j·(ψ²)^(j·rev(t)); u = (ψ²)^s for an odd s, so Y_i = Σ_j y_j·u^(ij) sits in slot
-/// rev(s·i mod m). The twist runs as tfhe-ntt's vectorised pointwise product (which divides by m,
-/// so the factors carry m); the caller reads Y_i at `perm[i]`.
-struct Small {
-    plan: Arc<Plan>,
-    psi_inv: u64,
-    perm: Vec<u32>,
+/// The four-step transform for n ≥ [`FOUR_STEP_MIN`] (see the module documentation).
+struct FourStep {
+    n1: usize,
+    n2: usize,
+    p: u64,
+    w: u64,
+    arith: Arith,
+    /// rev(g) on log2(n1/8) bits, g < n1/8: where pass 1 finds the i1-groups of 8.
+    rev1: Vec<u32>,
+    /// rev(k) on log2 n2 bits, k < n2: where pass 2 writes slot k.
+    rev2: Vec<u32>,
+    /// Forward \[0\] and inverse \[1\] tables, built on first use.
+    dirs: [OnceLock<Dir>; 2],
 }
 
-impl Small {
-    fn new(m: usize, u: u64, p: u64) -> Result<Self> {
-        let plan = plan(m, p)?;
-        let psi = root_of(&plan, p)?;
-        let bits = m.trailing_zeros();
-        let s = dlog2(u, mulmod(psi, psi, p), bits, p);
-        let perm = (0..m as u64).map(|i| rev(i.wrapping_mul(s) & (m as u64 - 1), bits) as u32).collect();
-        Ok(Small { plan, psi_inv: invmod(psi, p), perm })
-    }
-
-    /// out\[j\] = c·r^j·ψ^(−j)·m mod p for j < m: the factors that twist and scale a row before `run`.
-    fn factors(&self, out: &mut [u64], c: u64, r: u64, p: u64) {
-        let step = mulmod(r, self.psi_inv, p);
-        let step_sh = shoup(step, p);
-        let mut t = mulmod(c, out.len() as u64 % p, p);
-        for o in out {
-            *o = t;
-            t = mul_shoup(t, step, step_sh, p);
-        }
-    }
-
-    /// v ← negacyclic transform of (v_j·f_j/m), f from [`Small::factors`].
-    #[inline]
-    fn run(&self, v: &mut [u64], f: &[u64]) {
-        self.plan.mul_assign_normalize(v, f);
-        self.plan.fwd(v);
-    }
-}
-
-/// tfhe-ntt's root ψ of a plan of size m: its transform puts ψ^(2·rev(t)+1) in slot t.
-fn root_of(plan: &Plan, p: u64) -> Result<u64> {
-    let m = plan.ntt_size();
-    let mut e1 = try_zeroed::<u64>(m)?;
-    e1[1] = 1;
-    plan.fwd(&mut e1);
-    if e1[1] != p - e1[0] {
-        return Err(Error::Internal(format!("unexpected tfhe-ntt output order (m = {m}, p = {p})")));
-    }
-    Ok(e1[0])
-}
-
-/// Words moved per row in the blocked column and transposing passes (one 64-byte line).
-const BLK: usize = 8;
-
-/// A raw pointer shared by the rayon tasks of a four-step pass, each writing its own entries.
+/// A raw pointer shared by the rayon tasks of a pass, each writing its own entries.
 #[derive(Clone, Copy)]
 struct SharedMut(*mut u64);
 // SAFETY: only used where the tasks write disjoint index sets and nothing reads them meanwhile.
 unsafe impl Send for SharedMut {}
 unsafe impl Sync for SharedMut {}
 
-/// The four-step split of a large cyclic NTT ([Bailey 1990], "FFTs in external or hierarchical
-/// memory"): n = n1·n2, input index j = j1·n2 + j2, output index i = i1 + n1·i2, so that
-/// w^(ij) = (w^n2)^(j1·i1)·w^(i1·j2)·(w^n1)^(j2·i2) and
+/// rev on 3 bits.
+const REV3: [usize; 8] = [0, 4, 2, 6, 1, 5, 3, 7];
+
+/// The butterfly (x, y) ← (x + W·y, x − W·y) with W = (w, Shoup constant) splatted. Lazy (p < 2^62):
+/// inputs and outputs in [0, 4p) (Harvey); otherwise canonical throughout.
+#[inline(always)]
+fn bfly<L: Lanes, const LAZY: bool>(l: L, x: &mut L::V, y: &mut L::V, w: (L::V, L::V)) {
+    if LAZY {
+        let a = l.fold(*x, l.p2());
+        let t = l.mul_shoup(*y, w.0, w.1);
+        *x = l.add(a, t);
+        *y = l.sub_plus(a, t, l.p2());
+    } else {
+        let t = l.fold(l.mul_shoup(*y, w.0, w.1), l.p());
+        let a = *x;
+        *x = l.fold(l.add(a, t), l.p());
+        *y = l.fold(l.sub_plus(a, t, l.p()), l.p());
+    }
+}
+
+/// R = 1, 2 or 3 radix-2 stages at once on every block of 2t lines among lines lo..lo+len, the
+/// 2^R lines i = lo + b·2t + j + k·(2t/2^R) of a block held in registers through all R stages, read
+/// by `load(i)` and written by `store(i, v)`. Block b is block g0 + b of its level, so its stage
+/// twiddles are tw\[g\], then tw\[2g..2g+2\], then tw\[4g..4g+4\].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn stages<L: Lanes, const LAZY: bool, const R: usize>(
+    l: L,
+    lo: usize,
+    len: usize,
+    t: usize,
+    tw: &[[u64; 2]],
+    g0: usize,
+    load: impl Fn(usize) -> L::V,
+    store: impl Fn(usize, L::V),
+) {
+    let q = (2 * t) >> R;
+    let splat = |w: [u64; 2]| (l.splat(w[0]), l.splat(w[1]));
+    for b in 0..len / (2 * t) {
+        let g = g0 + b;
+        let w1 = splat(tw[g]);
+        let mut w2 = [w1; 2];
+        let mut w3 = [w1; 4];
+        if R >= 2 {
+            w2 = [splat(tw[2 * g]), splat(tw[2 * g + 1])];
+        }
+        if R >= 3 {
+            w3 = [splat(tw[4 * g]), splat(tw[4 * g + 1]), splat(tw[4 * g + 2]), splat(tw[4 * g + 3])];
+        }
+        let base = lo + b * 2 * t;
+        for j in 0..q {
+            let mut v = [w1.0; 8];
+            for (k, x) in v[..1 << R].iter_mut().enumerate() {
+                *x = load(base + j + k * q);
+            }
+            let h = 1 << (R - 1);
+            for k in 0..h {
+                let (lo, hi) = v.split_at_mut(h);
+                bfly::<L, LAZY>(l, &mut lo[k], &mut hi[k], w1);
+            }
+            if R >= 2 {
+                for (s, w) in w2.into_iter().enumerate() {
+                    let (lo, hi) = v[s * h..s * h + h].split_at_mut(h / 2);
+                    for k in 0..h / 2 {
+                        bfly::<L, LAZY>(l, &mut lo[k], &mut hi[k], w);
+                    }
+                }
+            }
+            if R >= 3 {
+                for (s, w) in w3.into_iter().enumerate() {
+                    let (lo, hi) = v[2 * s..2 * s + 2].split_at_mut(1);
+                    bfly::<L, LAZY>(l, &mut lo[0], &mut hi[0], w);
+                }
+            }
+            for (k, &x) in v[..1 << R].iter().enumerate() {
+                store(base + j + k * q, x);
+            }
+        }
+    }
+}
+
+/// One group of r stages (1 ≤ r ≤ 3, see [`stages`]), reading through `first` when it is the DFT's
+/// first group and writing through `last` when it is its last, else from and to `buf`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn group<L: Lanes, const LAZY: bool>(
+    l: L,
+    (r, is_first, is_last): (u32, bool, bool),
+    (lo, len, t, g0): (usize, usize, usize, usize),
+    tw: &[[u64; 2]],
+    buf: *mut u64,
+    first: impl Fn(usize) -> L::V + Copy,
+    last: impl Fn(usize, L::V) + Copy,
+) {
+    // SAFETY: the callers' line indices are < m, and buf holds m lines.
+    let mload = move |i: usize| unsafe { l.load(buf.add(8 * i)) };
+    let mstore = move |i: usize, v| unsafe { l.store(buf.add(8 * i), v) };
+    macro_rules! go {
+        ($ld:expr, $st:expr) => {
+            match r {
+                1 => stages::<L, LAZY, 1>(l, lo, len, t, tw, g0, $ld, $st),
+                2 => stages::<L, LAZY, 2>(l, lo, len, t, tw, g0, $ld, $st),
+                _ => stages::<L, LAZY, 3>(l, lo, len, t, tw, g0, $ld, $st),
+            }
+        };
+    }
+    match (is_first, is_last) {
+        (true, true) => go!(first, last),
+        (true, false) => go!(first, mstore),
+        (false, true) => go!(mload, last),
+        (false, false) => go!(mload, mstore),
+    }
+}
+
+/// Cyclic DFT of m lines (lanes independent) at the root whose stage twiddles are `tw`, slot k
+/// holding frequency rev(k): line i is read by `first(i)`, worked on in `buf` (m lines), and slot
+/// k written by `last(k, v)`. Radix-8 groups of stages over all lines while blocks exceed
+/// [`LEAF`] lines, then block by block (each block in L1).
+#[inline(always)]
+fn line_dft<L: Lanes, const LAZY: bool>(
+    l: L,
+    m: usize,
+    tw: &[[u64; 2]],
+    buf: *mut u64,
+    first: impl Fn(usize) -> L::V + Copy,
+    last: impl Fn(usize, L::V) + Copy,
+) {
+    let lg = m.trailing_zeros();
+    let mut done = 0;
+    while m >> done > LEAF {
+        let r = 3.min(lg - done);
+        group::<L, LAZY>(l, (r, done == 0, done + r == lg), (0, m, m >> (done + 1), 0), tw, buf, first, last);
+        done += r;
+    }
+    let size = m >> done;
+    for h in 0..m / size {
+        let mut d = done;
+        while d < lg {
+            let r = 3.min(lg - d);
+            group::<L, LAZY>(l, (r, d == 0, d + r == lg), (h * size, size, m >> (d + 1), h << (d - done)), tw, buf, first, last);
+            d += r;
+        }
+    }
+}
+
+/// Pass 1 on strip s (columns 8s..8s+8 of x as n1 × n2): x → tmp, see the module docs.
 ///
-/// X_(i1 + n1·i2) = Σ_j2 (w^n1)^(j2·i2) · w^(i1·j2) · Σ_j1 (w^n2)^(j1·i1) · x_(j1·n2 + j2).
+/// # Safety
+/// x and tmp hold n1·n2 words; no other task touches lines g·n2 + 8s .. g·n2 + 8s + 8 of tmp meanwhile.
+#[inline(always)]
+unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s: usize, buf: &mut [Line]) {
+    let (n1, n2) = (f.n1, f.n2);
+    let bp = buf.as_mut_ptr() as *mut u64;
+    // SAFETY: j1·n2 + 8s + 8 ≤ n1·n2 for j1 < n1; slots k < n1 of buf.
+    let first = move |j1: usize| unsafe { l.load(x.add(j1 * n2 + 8 * s)) };
+    let last = move |k: usize, v| unsafe { l.store(bp.add(8 * k), v) };
+    line_dft::<L, LAZY>(l, n1, &d.tw1, bp, first, last);
+    let (q, row) = (n1 / 8, &d.row[s * n1..(s + 1) * n1]);
+    for (g, &rg) in f.rev1.iter().enumerate() {
+        let mut r = [l.p(); 8];
+        for (rr, x) in r.iter_mut().enumerate() {
+            let i1 = 8 * g + rr;
+            let [tw, ts] = &d.lane[i1];
+            let [rw, rs] = row[i1];
+            // SAFETY: lines of buf and lane.
+            *x = unsafe {
+                let v = l.load(buf[REV3[rr] * q + rg as usize].0.as_ptr());
+                let v = l.mul_shoup(v, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr()));
+                l.fold(l.mul_shoup(v, l.splat(rw), l.splat(rs)), l.p())
+            };
+        }
+        l.transpose(&mut r);
+        for (c, v) in r.into_iter().enumerate() {
+            // SAFETY: line (g, 8s + c) of tmp (n1/8 strips of n2 lines), inside its n1·n2 words.
+            unsafe { l.store(tmp.add(8 * (g * n2 + 8 * s + c)), v) };
+        }
+    }
+}
+
+/// Pass 2 on strip t (lines t·n2 .. (t+1)·n2 of tmp): tmp → x in natural order.
 ///
-/// Column pass (x → tmp): blocks of [`BLK`] columns are copied out (one cache line per row), each
-/// column gets a size-n1 [`Small`] transform at w^n2, and goes back in natural order. Row pass
-/// (tmp → x): row i1 is multiplied by its tabulated twiddles w^(i1·j2) (with the row transform's
-/// twist) and transformed at w^n1, and blocks of [`BLK`] rows are written transposed (again one
-/// line per write). n1, n2 ≤ n/2, so 2·n1 and 2·n2 divide p − 1 as [`Small`] needs, and both are
-/// ≤ 2^11 for n ≤ 2^22, so every transform runs in L1/L2. The inverse is the same at w^(−1), with
-/// n^(−1) in its twiddles. Memory: the two twiddle tables, 16n bytes.
-struct FourStep {
-    n1: usize,
-    n2: usize,
-    /// Forward \[0\] and inverse \[1\]: column transforms (size n1 at w^(±n2)) and their factors,
-    /// row transforms (size n2 at w^(±n1)) and the twiddle table (n1 rows of n2 factors).
-    col: [Small; 2],
-    col_f: [Vec<u64>; 2],
-    row: [Small; 2],
-    tw: [Vec<u64>; 2],
+/// # Safety
+/// x and tmp hold n1·n2 words; no other task touches columns 8t..8t+8 of x (as n2 × n1) meanwhile.
+#[inline(always)]
+unsafe fn pass2<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, tmp: *const u64, x: *mut u64, t: usize, buf: &mut [Line]) {
+    let (n1, n2, rev2) = (f.n1, f.n2, &f.rev2[..]);
+    // SAFETY: line t·n2 + j2 < n/8 of tmp for j2 < n2, and rev2[k] < n2.
+    let first = move |j2: usize| unsafe { l.load(tmp.add(8 * (t * n2 + j2))) };
+    let last = move |k: usize, v| unsafe {
+        let v = if LAZY { l.fold(l.fold(v, l.p2()), l.p()) } else { v };
+        l.store(x.add(*rev2.get_unchecked(k) as usize * n1 + 8 * t), v)
+    };
+    line_dft::<L, LAZY>(l, n2, &d.tw2, buf.as_mut_ptr() as *mut u64, first, last);
+}
+
+/// f(buf, i) for i < count, in parallel when `par`, each task with its own `len`-line buffer.
+fn strips(count: usize, len: usize, par: bool, f: impl Fn(&mut [Line], usize) + Sync) {
+    if par {
+        let min = (PAR_MIN / (8 * len)).max(1);
+        (0..count).into_par_iter().with_min_len(min).for_each_init(|| vec![Line::default(); len], |buf, i| f(buf, i));
+    } else {
+        let mut buf = vec![Line::default(); len];
+        (0..count).for_each(|i| f(&mut buf, i));
+    }
 }
 
 impl FourStep {
-    fn new(n: usize, w: u64, p: u64) -> Result<Self> {
+    fn new(n: usize, w: u64, p: u64) -> Self {
         let n1 = 1usize << (n.trailing_zeros() / 2);
         let n2 = n / n1;
-        let wi = invmod(w, p);
-        let ni = invmod(n as u64 % p, p);
-        let col = [Small::new(n1, powmod(w, n2 as u64, p), p)?, Small::new(n1, powmod(wi, n2 as u64, p), p)?];
-        let row = [Small::new(n2, powmod(w, n1 as u64, p), p)?, Small::new(n2, powmod(wi, n1 as u64, p), p)?];
-        let mut col_f = [try_zeroed(n1)?, try_zeroed(n1)?];
-        let mut tw = [try_zeroed(n)?, try_zeroed(n)?];
-        for (k, (root, scale)) in [(w, 1u64), (wi, ni)].into_iter().enumerate() {
-            col[k].factors(&mut col_f[k], 1, 1, p);
-            let (rw, tk) = (&row[k], &mut tw[k]);
-            tk.par_chunks_mut(n2).enumerate().with_min_len(16).for_each(|(i1, t)| rw.factors(t, scale, powmod(root, i1 as u64, p), p));
-        }
-        Ok(FourStep { n1, n2, col, col_f, row, tw })
+        let (b1, b2) = ((n1 / 8).trailing_zeros(), n2.trailing_zeros());
+        let rev1 = (0..n1 / 8).map(|g| rev(g, b1) as u32).collect();
+        let rev2 = (0..n2).map(|k| rev(k, b2) as u32).collect();
+        FourStep { n1, n2, p, w, arith: Arith::detect(p), rev1, rev2, dirs: [OnceLock::new(), OnceLock::new()] }
     }
 
-    /// The forward (or, with `inv`, the inverse) transform of x in place, tmp of length n as scratch.
-    fn run(&self, x: &mut [u64], tmp: &mut [u64], inv: bool) {
-        let (n1, n2, k) = (self.n1, self.n2, inv as usize);
-        let (col, col_f, row, tw) = (&self.col[k], &self.col_f[k][..], &self.row[k], &self.tw[k][..]);
-        let blocks_min = (PAR_MIN / (BLK * n1)).max(1);
-        let out = SharedMut(tmp.as_mut_ptr());
-        let xs = &*x;
-        (0..n2 / BLK).into_par_iter().with_min_len(blocks_min).for_each_init(
-            || vec![0u64; BLK * n1],
-            |buf, c| {
-                let c0 = c * BLK;
-                for i1 in 0..n1 {
-                    let src = &xs[i1 * n2 + c0..][..BLK];
-                    for (b, &v) in src.iter().enumerate() {
-                        buf[b * n1 + i1] = v;
-                    }
-                }
-                buf.chunks_exact_mut(n1).for_each(|colv| col.run(colv, col_f));
-                let out = out;
-                for (i1, &q) in col.perm.iter().enumerate() {
-                    // SAFETY: task c alone writes columns c0..c0+BLK of tmp (n1 × n2, row-major).
-                    let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(i1 * n2 + c0), BLK) };
-                    for (b, d) in dst.iter_mut().enumerate() {
-                        *d = buf[b * n1 + q as usize];
-                    }
-                }
-            },
-        );
-        let out = SharedMut(x.as_mut_ptr());
-        tmp.par_chunks_mut(BLK * n2).zip(tw.par_chunks(BLK * n2)).enumerate().with_min_len(blocks_min).for_each(|(r, (rows, t))| {
-            rows.chunks_exact_mut(n2).zip(t.chunks_exact(n2)).for_each(|(rowv, tr)| row.run(rowv, tr));
-            let out = out;
-            for (i2, &q) in row.perm.iter().enumerate() {
-                // SAFETY: task r alone writes x[r·BLK + n1·i2 ..][..BLK] (columns r·BLK.. of the
-                // n2 × n1 output), and x is not read in this pass.
-                let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add(r * BLK + n1 * i2), BLK) };
-                for (b, d) in dst.iter_mut().enumerate() {
-                    *d = rows[b * n2 + q as usize];
-                }
-            }
+    /// The tables of one direction, built on first use.
+    fn dir(&self, inverse: bool) -> Result<&Dir> {
+        let cell = &self.dirs[inverse as usize];
+        if let Some(d) = cell.get() {
+            return Ok(d);
+        }
+        let (n1, n2, p) = (self.n1, self.n2, self.p);
+        let (r, c) = if inverse { (invmod(self.w, p), invmod((n1 * n2) as u64 % p, p)) } else { (self.w, 1) };
+        let d = Dir::new(n1, n2, r, c, p, self.arith.shift())?;
+        let _ = cell.set(d);
+        Ok(cell.get().expect("set above"))
+    }
+
+    /// Both passes with lanes l.
+    fn passes<L: Lanes + Send + Sync, const LAZY: bool>(&self, l: L, d: &Dir, x: &mut [u64], tmp: &mut [u64]) {
+        let (n1, n2) = (self.n1, self.n2);
+        let par = n1 * n2 >= PAR_MIN;
+        let (xp, tp) = (SharedMut(x.as_mut_ptr()), SharedMut(tmp.as_mut_ptr()));
+        // SAFETY: strip s writes lines g·n2 + 8s ..+8 (g < n1/8) of tmp only, and reads x, which nobody writes.
+        strips(n2 / 8, n1, par, |buf, s| {
+            l.enter(
+                #[inline(always)]
+                || unsafe { pass1::<L, LAZY>(l, self, d, { xp }.0, { tp }.0, s, buf) },
+            )
         });
+        // SAFETY: strip t writes columns 8t..8t+8 of x only, and reads tmp, which nobody writes.
+        strips(n1 / 8, n2, par, |buf, t| {
+            l.enter(
+                #[inline(always)]
+                || unsafe { pass2::<L, LAZY>(l, self, d, { tp }.0, { xp }.0, t, buf) },
+            )
+        });
+    }
+
+    fn run(&self, x: &mut [u64], tmp: &mut [u64], inverse: bool) -> Result<()> {
+        let d = self.dir(inverse)?;
+        let (p, lazy) = (self.p, self.p < 1 << 62);
+        match self.arith {
+            #[cfg(target_arch = "x86_64")]
+            Arith::Ifma => self.passes::<_, true>(Avx::<true>::new(p).expect("detected"), d, x, tmp),
+            #[cfg(target_arch = "x86_64")]
+            Arith::Avx512 if lazy => self.passes::<_, true>(Avx::<false>::new(p).expect("detected"), d, x, tmp),
+            #[cfg(target_arch = "x86_64")]
+            Arith::Avx512 => self.passes::<_, false>(Avx::<false>::new(p).expect("detected"), d, x, tmp),
+            _ if lazy => self.passes::<_, true>(Portable::new(p), d, x, tmp),
+            _ => self.passes::<_, false>(Portable::new(p), d, x, tmp),
+        }
+        Ok(())
     }
 }
 
@@ -448,7 +469,7 @@ impl Ntt {
     fn new(n: usize, w: u64, p: u64) -> Result<Self> {
         check_modulus(p)?;
         check_root(n, w, p)?;
-        let kind = if n >= FOUR_STEP_MIN { Kind::FourStep(Box::new(FourStep::new(n, w, p)?)) } else { Kind::Direct(Direct::new(n, w, p)?) };
+        let kind = if n >= FOUR_STEP_MIN { Kind::FourStep(Box::new(FourStep::new(n, w, p))) } else { Kind::Direct(Direct::new(n, w, p)) };
         Ok(Ntt { n, kind })
     }
 
@@ -462,20 +483,29 @@ impl Ntt {
         false
     }
 
-    /// Forward transform of x (entries < p) in place; `tmp` has length n.
-    pub fn forward(&self, x: &mut [u64], tmp: &mut [u64]) {
+    /// Builds the twiddle tables of one direction now (else the first transform does).
+    pub fn prepare(&self, inverse: bool) -> Result<()> {
+        match &self.kind {
+            Kind::Direct(_) => Ok(()),
+            Kind::FourStep(f) => f.dir(inverse).map(|_| ()),
+        }
+    }
+
+    /// Forward transform of x (entries < p) in place; `tmp` has length n. Fails only when the
+    /// twiddle tables (16n bytes, built on first use) cannot be allocated.
+    pub fn forward(&self, x: &mut [u64], tmp: &mut [u64]) -> Result<()> {
         assert!(x.len() == self.n && tmp.len() == self.n);
         match &self.kind {
-            Kind::Direct(d) => d.forward(x, tmp),
+            Kind::Direct(d) => Ok(d.run(x, false)),
             Kind::FourStep(f) => f.run(x, tmp, false),
         }
     }
 
     /// Inverse transform (at w^(−1), times n^(−1)) of x (entries < p) in place; `tmp` has length n.
-    pub fn inverse(&self, x: &mut [u64], tmp: &mut [u64]) {
+    pub fn inverse(&self, x: &mut [u64], tmp: &mut [u64]) -> Result<()> {
         assert!(x.len() == self.n && tmp.len() == self.n);
         match &self.kind {
-            Kind::Direct(d) => d.inverse(x, tmp),
+            Kind::Direct(d) => Ok(d.run(x, true)),
             Kind::FourStep(f) => f.run(x, tmp, true),
         }
     }
@@ -508,31 +538,34 @@ fn rows(x: &mut [u64], n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
     if x.len() % n != 0 {
         return invalid!("{} entries are not a whole number of rows of length {n}", x.len());
     }
-    check_reduced(x, p, "x")?;
+    // A vectorised maximum first; the scan that names the offending entry only when it fails.
+    if lanes::any_at_least(x, p) {
+        check_reduced(x, p, "x")?;
+    }
     if on_gpu(n)? {
         return crate::gpu::ntt::ntt_many(x, x.len() / n, n, w, p, inverse);
     }
+    // Tables first, so that no row fails after others were transformed.
+    t.prepare(inverse)?;
+    let run = |row: &mut [u64], tmp: &mut [u64]| {
+        if inverse {
+            t.inverse(row, tmp)
+        } else {
+            t.forward(row, tmp)
+        }
+    };
     if x.len() == n {
         // Pooled scratch: a fresh n-word buffer costs page faults and zeroing on every call.
         let mut tmp = take(n)?;
-        if inverse {
-            t.inverse(x, &mut tmp)
-        } else {
-            t.forward(x, &mut tmp)
-        }
+        let r = run(x, &mut tmp);
         give(tmp);
-        return Ok(());
+        return r;
     }
     x.par_chunks_mut(n).try_for_each_init(
         || try_zeroed::<u64>(n),
         |tmp, row| {
             let tmp = tmp.as_mut().map_err(|e| e.clone())?;
-            if inverse {
-                t.inverse(row, tmp)
-            } else {
-                t.forward(row, tmp)
-            }
-            Ok(())
+            run(row, tmp)
         },
     )
 }
@@ -560,9 +593,7 @@ mod tests {
 
     fn naive(x: &[u64], w: u64, p: u64) -> Vec<u64> {
         let n = x.len() as u64;
-        (0..n)
-            .map(|i| x.iter().enumerate().fold(0u64, |acc, (j, &v)| addmod(acc, mulmod(v, powmod(w, i * j as u64 % n, p), p), p)))
-            .collect()
+        (0..n).map(|i| x.iter().enumerate().fold(0u64, |acc, (j, &v)| addmod(acc, mulmod(v, powmod(w, i * j as u64 % n, p), p), p))).collect()
     }
 
     fn rand_vec(n: usize, p: u64, seed: u64) -> Vec<u64> {
@@ -637,25 +668,97 @@ mod tests {
         }
     }
 
+    /// Every arithmetic this CPU has for p, the portable one included.
+    fn ariths(p: u64) -> Vec<Arith> {
+        let mut v = vec![Arith::Portable];
+        if Arith::detect(p) != Arith::Portable {
+            v.push(Arith::Avx512);
+        }
+        if Arith::detect(p) == Arith::Ifma {
+            v.push(Arith::Ifma);
+        }
+        v
+    }
+
     #[test]
     fn four_step_matches_naive() {
-        // The four-step path at sizes where the naive DFT is affordable (n1, n2 ≥ 16).
+        // The four-step path at sizes where the naive DFT is affordable, with every lane arithmetic.
         for p in primes() {
             let k2 = (p - 1).trailing_zeros();
-            for lg in 8..=10u32.min(k2) {
+            for lg in 6..=10u32.min(k2) {
                 let n = 1usize << lg;
                 let w0 = primitive_root_of_unity(n as u64, p).unwrap();
                 for e in [1u64, 3, n as u64 - 1] {
                     let w = powmod(w0, e, p);
-                    let fs = FourStep::new(n, w, p).unwrap();
                     let x = rand_vec(n, p, n as u64 + e + p);
-                    let (mut y, mut tmp) = (x.clone(), vec![0; n]);
-                    fs.run(&mut y, &mut tmp, false);
-                    assert_eq!(y, naive(&x, w, p), "p = {p}, n = {n}, w = {w}");
-                    fs.run(&mut y, &mut tmp, true);
-                    assert_eq!(y, x, "round trip p = {p}, n = {n}");
+                    let want = naive(&x, w, p);
+                    for a in ariths(p) {
+                        let mut fs = FourStep::new(n, w, p);
+                        fs.arith = a;
+                        let (mut y, mut tmp) = (x.clone(), vec![0; n]);
+                        fs.run(&mut y, &mut tmp, false).unwrap();
+                        assert_eq!(y, want, "p = {p}, n = {n}, w = {w}, {a:?}");
+                        fs.run(&mut y, &mut tmp, true).unwrap();
+                        assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}");
+                    }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn every_power_of_two_round_trips() {
+        // n = 1 .. 2^k for a p < 2^50, a p in [2^62, 2^63) (the non-lazy path) and p = 7681 (2^9 | p − 1
+        // exactly), with every lane arithmetic; the forward result spot-checked against the definition.
+        for (p, kmax) in [(fourier_primes(50, 20, 1)[0], 17u32), (fourier_primes(63, 20, 1)[0], 16), (7681, 9)] {
+            for lg in 0..=kmax {
+                let n = 1usize << lg;
+                let w = primitive_root_of_unity(n as u64, p).unwrap();
+                let x = rand_vec(n, p, lg as u64 + 77);
+                let mut want = None;
+                for a in ariths(p) {
+                    let mut y = x.clone();
+                    if n >= FOUR_STEP_MIN {
+                        let mut fs = FourStep::new(n, w, p);
+                        fs.arith = a;
+                        let mut tmp = vec![0; n];
+                        fs.run(&mut y, &mut tmp, false).unwrap();
+                        for i in [0usize, 1, n / 2 + 3, n - 1] {
+                            let wi = powmod(w, i as u64, p);
+                            let acc = x.iter().rev().fold(0u64, |acc, &v| addmod(mulmod(acc, wi, p), v, p));
+                            assert_eq!(y[i], acc, "p = {p}, n = {n}, i = {i}, {a:?}");
+                        }
+                        let z = y.clone();
+                        fs.run(&mut y, &mut tmp, true).unwrap();
+                        assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}");
+                        assert_eq!(*want.get_or_insert(z.clone()), z, "arithmetics disagree, p = {p}, n = {n}");
+                    } else {
+                        ntt(&mut y, w, p).unwrap();
+                        assert_eq!(y, naive(&x, w, p));
+                        intt(&mut y, w, p).unwrap();
+                        assert_eq!(y, x);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extreme_inputs() {
+        // All entries p − 1 (the largest lazy intermediates), a single 1 (the powers of w), zeros.
+        for p in [fourier_primes(50, 20, 1)[0], fourier_primes(62, 20, 1)[0], fourier_primes(63, 20, 1)[0]] {
+            let n = 1 << 12;
+            let w = primitive_root_of_unity(n as u64, p).unwrap();
+            let mut y = vec![p - 1; n];
+            ntt(&mut y, w, p).unwrap();
+            assert_eq!(y[0], mulmod(p - 1, n as u64, p));
+            assert!(y[1..].iter().all(|&v| v == 0), "p = {p}");
+            let mut e = vec![0; n];
+            e[1] = 1;
+            ntt(&mut e, w, p).unwrap();
+            assert!(e.iter().enumerate().all(|(i, &v)| v == powmod(w, i as u64, p)));
+            intt(&mut e, w, p).unwrap();
+            assert!(e.iter().enumerate().all(|(i, &v)| v == (i == 1) as u64));
         }
     }
 
