@@ -102,6 +102,20 @@ pub fn gpu_available() -> bool {
     crate::gpu::device::current().is_ok()
 }
 
+/// Whether a call runs on the GPU: never with `Backend::Cpu`, always with `Backend::Gpu`
+/// (`NoCudaDevice` when no GPU is usable), and with `Backend::Auto` when `auto_wins` (the caller's
+/// measured size rule) holds and a GPU is usable.
+pub fn on_gpu(auto_wins: bool) -> Result<bool> {
+    Ok(match backend() {
+        Backend::Cpu => false,
+        Backend::Gpu => {
+            crate::gpu::device::current()?;
+            true
+        }
+        Backend::Auto => auto_wins && gpu_available(),
+    })
+}
+
 /// Chooses the backend. `Gpu` without a usable GPU fails with `NoCudaDevice` and changes nothing.
 pub fn set_backend(b: Backend) -> Result<()> {
     if b == Backend::Gpu && !gpu_available() {

@@ -1,6 +1,6 @@
 //! `gpmp_cumodp_*` (header `gpmp_cumodp.h`): CUMODP 2.0's exported univariate FFT entry points with
 //! their meaning. The transforms go through `nmod::ntt`, so they run on the GPU under
-//! `GPMP_BACKEND_GPU` and under AUTO from n = 2^20 (as `gpmp_nmod_ntt*`), on the CPU otherwise;
+//! `GPMP_BACKEND_GPU` (as `gpmp_nmod_ntt*`; AUTO keeps them on the CPU, which wins end to end), on the CPU otherwise;
 //! `gpmp_cumodp_fftmul_uni` is then two forward NTTs, a pointwise product and an inverse NTT when p
 //! has a root of unity of the product's power-of-two length, else the CPU multi-modular product.
 //! Both backends give the same words (every route is exact). `sfixn` is `int32_t`; residues lie in [0, p) with p an odd prime
@@ -17,13 +17,8 @@ use super::status::guard;
 use crate::int::try_zeroed;
 use crate::nmod::prime::{mulmod, primitive_root_of_unity};
 use crate::nmod::{ntt, poly_mul};
-use crate::runtime::Backend;
 use crate::{invalid, runtime, Result};
 use rayon::prelude::*;
-
-/// Product length (a power of two) from which AUTO multiplies by GPU NTTs: the row length from
-/// which `nmod::ntt` sends AUTO's transforms to the GPU.
-const AUTO_GPU_LEN: usize = 1 << 20;
 
 /// CUMODP's 32-bit signed machine integer.
 pub type sfixn = i32;
@@ -104,17 +99,13 @@ pub unsafe extern "C" fn gpmp_cumodp_list_fft_uni(X: *mut sfixn, m: sfixn, k: sf
 }
 
 /// f·g mod p (f, g non-empty) by cyclic NTTs of length N = 2^⌈log2(len f + len g − 1)⌉ when the
-/// backend puts such transforms on the GPU (GPU; AUTO from [`AUTO_GPU_LEN`]) and N divides p − 1:
+/// backend puts such transforms on the GPU (`nmod::ntt::on_gpu`: the GPU backend) and N divides p − 1:
 /// both forward transforms as one batch of two rows, the pointwise product on the host, the inverse.
 /// `None` when that route does not apply.
 fn ntt_product(f: &[u64], g: &[u64], p: u64) -> Result<Option<Vec<u64>>> {
     let len = f.len() + g.len() - 1;
     let n = len.next_power_of_two();
-    let gpu = match runtime::backend() {
-        Backend::Cpu => false,
-        Backend::Gpu => true,
-        Backend::Auto => n >= AUTO_GPU_LEN && runtime::gpu_available(),
-    };
+    let gpu = crate::nmod::ntt::on_gpu()?;
     if !gpu || !(p - 1).is_multiple_of(n as u64) {
         return Ok(None);
     }

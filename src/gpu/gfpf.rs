@@ -19,7 +19,7 @@ use super::compile::{self, Spec};
 use super::device::{self, Device};
 use super::{driver_err, shield};
 use crate::gfpf::{builtin, Gfpf};
-use crate::runtime::{self, Backend};
+use crate::runtime;
 use crate::{invalid, Error, Result};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
@@ -411,14 +411,7 @@ fn auto_min(route: Route) -> usize {
 /// Whether a call on n elements goes to the GPU: always with `Backend::Gpu` (`NoCudaDevice`
 /// when none is usable), from [`auto_min`] with `Backend::Auto`.
 pub fn on_gpu(route: Route, n: usize) -> Result<bool> {
-    Ok(match runtime::backend() {
-        Backend::Cpu => false,
-        Backend::Gpu => {
-            device::current()?;
-            true
-        }
-        Backend::Auto => n >= auto_min(route) && runtime::gpu_available(),
-    })
+    runtime::on_gpu(n >= auto_min(route))
 }
 
 /// Random canonical elements (element-major), for timing.

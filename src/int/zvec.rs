@@ -14,7 +14,7 @@
 //! since the caller installs the result only on success).
 use super::{batch, limbs_for_bits, try_zeroed, IntRef, ZList};
 use crate::gpu::zvec::DevVec;
-use crate::runtime::{self, Backend};
+use crate::runtime;
 use crate::{invalid, Error, Result};
 use rayon::prelude::*;
 
@@ -48,14 +48,7 @@ pub const AUTO_MIN_WORDS: usize = 1 << 16;
 /// Whether a zvec of `words` limbs goes to the device under the current backend (`NoCudaDevice`
 /// with `Backend::Gpu` and no usable GPU).
 fn on_gpu(words: usize) -> Result<bool> {
-    Ok(match runtime::backend() {
-        Backend::Cpu => false,
-        Backend::Gpu => {
-            crate::gpu::device::current()?;
-            true
-        }
-        Backend::Auto => words >= AUTO_MIN_WORDS && runtime::gpu_available(),
-    })
+    runtime::on_gpu(words >= AUTO_MIN_WORDS)
 }
 
 impl ZVec {

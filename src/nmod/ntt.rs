@@ -33,7 +33,7 @@ mod lanes;
 use super::multimod::{give, take};
 use super::prime::{addmod, check_modulus, check_reduced, invmod, mul_shoup, mulmod, powmod, shoup};
 use crate::int::try_zeroed;
-use crate::runtime::{self, Backend};
+use crate::runtime;
 use crate::{invalid, Result};
 #[cfg(target_arch = "x86_64")]
 use lanes::Avx;
@@ -511,24 +511,14 @@ impl Ntt {
     }
 }
 
-/// Row length from which `Backend::Auto` sends transforms to the GPU, when one is usable. Measured
-/// end to end on an H100 host (16 cores, bench/results/gpu-h100.md): single rows win on the GPU
-/// from 2^14 (barely) to 2^24 (3.7× at 62 bits), while any batch of 2^10-point rows stays faster
-/// on the CPU (0.2–0.7×, up to 2^24 points in all): the pageable transfers, 16 bytes a point, cost
-/// more than the CPU's cache-resident short rows. So the rule is on n, not on the total.
-const GPU_MIN_LEN: usize = 1 << 20;
-
-/// Whether rows of length n go to the GPU: always with `Backend::Gpu` (`NoCudaDevice` when none
-/// is usable), from [`GPU_MIN_LEN`] with `Backend::Auto`.
-fn on_gpu(n: usize) -> Result<bool> {
-    Ok(match runtime::backend() {
-        Backend::Cpu => false,
-        Backend::Gpu => {
-            crate::gpu::device::current()?;
-            true
-        }
-        Backend::Auto => n >= GPU_MIN_LEN && runtime::gpu_available(),
-    })
+/// Where host-resident transforms run: always on the GPU with `Backend::Gpu` (`NoCudaDevice` when
+/// none is usable), never with `Backend::Auto`. Measured end to end on an H100 host (16 cores,
+/// bench/results/gpu-h100.md, kernel v6 section): the CPU wins at every size from 2^10 × 4 to
+/// 2^24 × 1 (CPU/GPU 0.1–0.8): the kernels take 0.3–0.6 ms of the GPU's 100–190 ms at 2^24, the
+/// rest is pageable transfers (16 bytes a point). AUTO sends these calls to the GPU only once the
+/// copies are pinned and overlapped.
+pub(crate) fn on_gpu() -> Result<bool> {
+    runtime::on_gpu(false)
 }
 
 /// Forward or inverse transform of every row of length n of x, rows in parallel, on the backend's
@@ -542,7 +532,7 @@ fn rows(x: &mut [u64], n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
     if lanes::any_at_least(x, p) {
         check_reduced(x, p, "x")?;
     }
-    if on_gpu(n)? {
+    if on_gpu()? {
         return crate::gpu::ntt::ntt_many(x, x.len() / n, n, w, p, inverse);
     }
     // Tables first, so that no row fails after others were transformed.

@@ -135,17 +135,8 @@ fn gpu_bits(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<Option<u64>>
     if bits == 0 || !supports(bits) {
         return Ok(None);
     }
-    let on = match backend {
-        Backend::Cpu => false,
-        Backend::Gpu => {
-            crate::gpu::device::current()?;
-            true
-        }
-        Backend::Auto => {
-            let words = (f.len() + g.len() - 1) as u64 * crate::int::limbs_for_bits(bits) as u64;
-            words >= GPU_MIN_WORDS && runtime::gpu_available()
-        }
-    };
+    let words = (f.len() + g.len() - 1) as u64 * crate::int::limbs_for_bits(bits) as u64;
+    let on = runtime::on_gpu(words >= GPU_MIN_WORDS)?;
     Ok(on.then_some(bits))
 }
 
