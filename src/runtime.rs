@@ -102,18 +102,25 @@ pub fn gpu_available() -> bool {
     crate::gpu::device::current().is_ok()
 }
 
-/// Whether a call runs on the GPU: never with `Backend::Cpu`, always with `Backend::Gpu`
-/// (`NoCudaDevice` when no GPU is usable), and with `Backend::Auto` when `auto_wins` (the caller's
-/// measured size rule) holds and a GPU is usable.
+/// Whether a call runs on the GPU under the current backend ([`Backend::on_gpu`]).
 pub fn on_gpu(auto_wins: bool) -> Result<bool> {
-    Ok(match backend() {
-        Backend::Cpu => false,
-        Backend::Gpu => {
-            crate::gpu::device::current()?;
-            true
-        }
-        Backend::Auto => auto_wins && gpu_available(),
-    })
+    backend().on_gpu(auto_wins)
+}
+
+impl Backend {
+    /// Whether a call runs on the GPU under this backend: never with `Cpu`, always with `Gpu`
+    /// (`NoCudaDevice` when no GPU is usable), and with `Auto` when `auto_wins` (the caller's
+    /// measured size rule) holds and a GPU is usable.
+    pub fn on_gpu(self, auto_wins: bool) -> Result<bool> {
+        Ok(match self {
+            Backend::Cpu => false,
+            Backend::Gpu => {
+                crate::gpu::device::current()?;
+                true
+            }
+            Backend::Auto => auto_wins && gpu_available(),
+        })
+    }
 }
 
 /// Chooses the backend. `Gpu` without a usable GPU fails with `NoCudaDevice` and changes nothing.

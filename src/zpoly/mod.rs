@@ -136,7 +136,7 @@ fn gpu_bits(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<Option<u64>>
         return Ok(None);
     }
     let words = (f.len() + g.len() - 1) as u64 * crate::int::limbs_for_bits(bits) as u64;
-    let on = runtime::on_gpu(words >= GPU_MIN_WORDS)?;
+    let on = backend.on_gpu(words >= GPU_MIN_WORDS)?;
     Ok(on.then_some(bits))
 }
 

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The lead's verification of a merged main on the device machine, run from the checkout root over a packed
+# release build in $GPU_DIR (default .gpu-final/):
+#   lib/   libgpmp.so.0, libflint.so.24 (FLINT 3 native, stripped), libmpfr.so.6
+#   tests/ gpmp-lib      (cargo test --release --features gpu-tests --lib --no-run)
+#   bin/   gpu_ntt gpu_gfpf gpu_zvec gpu_poly nmod_bench gfpf_bench (cargo build --release --examples),
+#          gpmp-bench mpz-flint nmod-flint (make -C bench all build/mpz-flint build/nmod-flint)
+# PHASE=gpu: every library test (CPU and GPU) and the GPU tables; PHASE=cpu: the 1- and 2-thread CPU
+# comparisons of issues 3 and 5 on the quiet 16-core host. Logs under $OUT.
+set -u
+H=$PWD/${GPU_DIR:-.gpu-final}
+nv=$(find /usr /opt -name 'libnvrtc.so.13' 2>/dev/null | head -1)
+export LD_LIBRARY_PATH="$H/lib:$(dirname "${nv:-/none}")"
+export XDG_CACHE_HOME=/tmp/gpmp-cache
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader;
+  lscpu | grep -E "Model name|^CPU\(s\)"; } > $OUT/device.txt 2>&1
+cat $OUT/device.txt
+t() { local s=$(date +%s); "$@"; echo "[$1 rc=$? $(( $(date +%s) - s ))s]"; }
+if [ "${PHASE:-gpu}" = gpu ]; then
+  t timeout 240 $H/tests/gpmp-lib --test-threads=8 > $OUT/tests.log 2>&1
+  grep -E "test result|panicked|FAILED|failed" $OUT/tests.log | tail -15
+  t timeout 60 $H/bin/gpu_ntt 20 16 18 20 22 24 > $OUT/ntt.md 2>&1; grep -E "\| 24 \| 1 \|" $OUT/ntt.md
+  t timeout 60 $H/bin/gpu_gfpf 20 > $OUT/gfpf.md 2>&1; grep -E "\| 20 \|" $OUT/gfpf.md | head -4
+  t timeout 60 $H/bin/gpu_zvec 10 20 > $OUT/zvec.md 2>&1; head -30 $OUT/zvec.md
+  cases=2^14:64,2^17:64,2^20:64,2^12:1024,2^16:256,2^10:16384,2^20x2^4:64,2^20:256,2^22:64
+  BENCH_WARMUP=1 t timeout 110 $H/bin/gpmp-bench poly-mul --threads $(nproc) --cases "$cases" --min-time 0.2 \
+    > $OUT/poly.md 2> $OUT/poly.err
+  sed -n '/threads/,$p' $OUT/poly.md | tail -16
+else
+  t timeout 120 $H/bin/nmod-flint 1 > $OUT/nmod-flint.md 2>&1; cat $OUT/nmod-flint.md
+  t timeout 150 $H/bin/mpz-flint 2 5 > $OUT/mpz-flint.md 2>&1; cat $OUT/mpz-flint.md
+  GPMP_NUM_THREADS=1 t timeout 120 $H/bin/nmod_bench 1 ntt > $OUT/nmod-ntt.md 2>&1; cat $OUT/nmod-ntt.md
+  GPMP_NUM_THREADS=1 t timeout 150 $H/bin/gfpf_bench 18 > $OUT/gfpf-cpu.md 2>&1; tail -25 $OUT/gfpf-cpu.md
+fi
