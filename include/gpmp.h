@@ -426,6 +426,13 @@ enum gpmp_status gpmp_nmod_ntt_many(uint64_t *x, size_t count, size_t n, uint64_
  others: products modulo up to four 50-bit NTT primes and CRT). Nothing is written when flen or
  glen is 0. Entries of f and g must be < p. h may alias f or g.
 
+ Backend: the GPU under `GPMP_BACKEND_GPU` (`GPMP_NO_CUDA_DEVICE` without a usable one) and under
+ `GPMP_BACKEND_AUTO` from 2^16 output limbs ((flen+glen−1) × the 2–3 limbs of the integer
+ product's coefficients) when a GPU is usable: `gpmp_poly_mul`'s rule, an estimate not yet
+ measured for this call. There the exact product over Z runs on the GPU (the multi-modular
+ product of `gpmp_poly_mul`) and each coefficient is reduced mod p on the host. The same words
+ on every backend.
+
  # Safety
  `h` holds flen+glen−1 `uint64_t`, f and g hold flen and glen.
  */

@@ -120,6 +120,13 @@ pub unsafe extern "C" fn gpmp_nmod_ntt_many(x: *mut u64, count: usize, n: usize,
 /// others: products modulo up to four 50-bit NTT primes and CRT). Nothing is written when flen or
 /// glen is 0. Entries of f and g must be < p. h may alias f or g.
 ///
+/// Backend: the GPU under `GPMP_BACKEND_GPU` (`GPMP_NO_CUDA_DEVICE` without a usable one) and under
+/// `GPMP_BACKEND_AUTO` from 2^16 output limbs ((flen+glen−1) × the 2–3 limbs of the integer
+/// product's coefficients) when a GPU is usable: `gpmp_poly_mul`'s rule, an estimate not yet
+/// measured for this call. There the exact product over Z runs on the GPU (the multi-modular
+/// product of `gpmp_poly_mul`) and each coefficient is reduced mod p on the host. The same words
+/// on every backend.
+///
 /// # Safety
 /// `h` holds flen+glen−1 `uint64_t`, f and g hold flen and glen.
 #[no_mangle]
@@ -201,6 +208,37 @@ mod gpu_tests {
                         assert!(on(0, x, call) == cpu, "AUTO: p={p} n={n} count={count} kind={kind} call={c}");
                     }
                 }
+            }
+        }
+        assert_eq!(gpmp_set_backend(RawBackend(0)), gpmp_status::GPMP_SUCCESS);
+    }
+
+    /// gpmp_nmod_poly_mul gives the same words on the CPU, GPU and AUTO backends, with h disjoint
+    /// and h aliasing f (63-bit non-Fourier and 50-bit Fourier primes, above and below AUTO's rule).
+    #[test]
+    fn c_api_poly_mul_agrees_on_all_backends() {
+        let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
+        let mut r = rng(11);
+        for p in [(1u64 << 63) - 25, fourier_primes(50, 30, 1)[0]] {
+            for (fl, gl) in [(3usize, 2usize), (300, 200), (40_000, 30_000)] {
+                let f: Vec<u64> = (0..fl).map(|i| if i % 7 == 0 { p - 1 } else { r() % p }).collect();
+                let g: Vec<u64> = (0..gl).map(|_| r() % p).collect();
+                let hlen = fl + gl - 1;
+                let run = |b: i32| -> (Vec<u64>, Vec<u64>) {
+                    assert_eq!(gpmp_set_backend(RawBackend(b)), gpmp_status::GPMP_SUCCESS);
+                    let mut h = vec![0u64; hlen];
+                    let s = unsafe { gpmp_nmod_poly_mul(h.as_mut_ptr(), f.as_ptr(), fl, g.as_ptr(), gl, p) };
+                    assert_eq!(s, gpmp_status::GPMP_SUCCESS, "backend {b}");
+                    let mut a = f.clone();
+                    a.resize(hlen, 0);
+                    let s = unsafe { gpmp_nmod_poly_mul(a.as_mut_ptr(), a.as_ptr(), fl, g.as_ptr(), gl, p) };
+                    assert_eq!(s, gpmp_status::GPMP_SUCCESS, "aliased, backend {b}");
+                    (h, a)
+                };
+                let cpu = run(1);
+                assert_eq!(cpu.0, cpu.1);
+                assert!(run(2) == cpu, "GPU: p={p} {fl} x {gl}");
+                assert!(run(0) == cpu, "AUTO: p={p} {fl} x {gl}");
             }
         }
         assert_eq!(gpmp_set_backend(RawBackend(0)), gpmp_status::GPMP_SUCCESS);

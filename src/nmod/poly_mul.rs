@@ -12,10 +12,17 @@
 //! m = min(flen, glen) terms, so 0 ≤ h_k ≤ m·(p − 1)² < 2^b, b the bit length of m·(p − 1)², and
 //! Q > 2^b makes h_k the unique residue in [0, Q) with the computed images. For p < 2^63 that is
 //! b ≤ 126 + ⌈log2 m⌉: three primes (Q > 2^149.9) while m ≤ 2^23, fewer for small p.
+//!
+//! **GPU.** When [`gpu_wanted`] says so (the backend, see [`crate::runtime::Backend::on_gpu`]), the
+//! entries are viewed as one-limb non-negative integers and multiplied exactly over Z by the GPU
+//! multi-modular product [`crate::gpu::multimod`] (coefficients < m·2^(2·bits(p−1)), at most
+//! 126 + ⌈log2 m⌉ bits: 2–3 limbs); each coefficient is then reduced mod p on the host
+//! ([`Modulus::reduce_limbs`]).
 use super::multimod::{self, Fill};
 use super::prime::{check_modulus, check_reduced};
 use super::reduce::Modulus;
-use crate::int::try_zeroed;
+use crate::int::{limbs_for_bits, product_bits, try_zeroed, IntRef};
+use crate::runtime::{self, Backend};
 use crate::Result;
 use rayon::prelude::*;
 
@@ -32,7 +39,13 @@ pub fn poly_mul(f: &[u64], g: &[u64], p: u64) -> Result<Vec<u64>> {
 
 /// h = f·g mod p into the caller's h (flen + glen − 1 entries; nothing when f or g is empty).
 /// Entries of f, g must be < p. h is written only at the end, after every step that can fail.
+/// Runs on the GPU when [`gpu_wanted`] under the current backend.
 pub fn poly_mul_into(f: &[u64], g: &[u64], p: u64, h: &mut [u64]) -> Result<()> {
+    poly_mul_into_on(f, g, p, h, runtime::backend())
+}
+
+/// [`poly_mul_into`] under the given backend.
+fn poly_mul_into_on(f: &[u64], g: &[u64], p: u64, h: &mut [u64], backend: Backend) -> Result<()> {
     check_modulus(p)?;
     check_reduced(f, p, "f")?;
     check_reduced(g, p, "g")?;
@@ -41,6 +54,9 @@ pub fn poly_mul_into(f: &[u64], g: &[u64], p: u64, h: &mut [u64]) -> Result<()> 
     }
     let hlen = f.len() + g.len() - 1;
     assert_eq!(h.len(), hlen, "poly_mul_into: h must hold flen + glen − 1 entries");
+    if let Some(bits) = gpu_bits(f.len(), g.len(), p, backend)? {
+        return gpu_into(f, g, p, bits, h);
+    }
     if f.len().min(g.len()) <= SCHOOLBOOK_MAX {
         h.copy_from_slice(&schoolbook(f, g, p)?);
         return Ok(());
@@ -61,6 +77,57 @@ pub fn poly_mul_into(f: &[u64], g: &[u64], p: u64, h: &mut [u64]) -> Result<()> 
     let gf: Option<&Fill> = if std::ptr::eq(f, g) { None } else { Some(&fg) };
     let res = multimod::convolve(bound_bits(f.len().min(g.len()), p), f.len(), &ff, g.len(), gf)?;
     res.crt().reduce_into(&res.data, res.stride, p, h);
+    Ok(())
+}
+
+/// The GPU takes the product from this many output words (flen + glen − 1 coefficients × limbs of
+/// the integer product): the rule of [`crate::zpoly`]'s `GPU_MIN_WORDS` (2^16 words), an estimate
+/// for this route, not yet measured (the host reduction mod p is extra work on the GPU side, the
+/// CPU path's Fourier-prime case one NTT product instead of several).
+const GPU_MIN_WORDS: u64 = 1 << 16;
+
+/// Whether f·g mod p (f, g of lengths flen, glen) runs on the GPU under `backend`: never with `Cpu`
+/// or an empty factor, always with `Gpu` (`NoCudaDevice` when no GPU is usable), with `Auto` from
+/// [`GPU_MIN_WORDS`] output words when a GPU is usable.
+pub fn gpu_wanted(flen: usize, glen: usize, p: u64, backend: Backend) -> Result<bool> {
+    Ok(gpu_bits(flen, glen, p, backend)?.is_some())
+}
+
+/// [`gpu_wanted`], with the bound handed to the GPU product when it is: `product_bits` of
+/// entries of bits(p − 1) bits, ≤ 126 + ⌈log2 min(flen, glen)⌉.
+fn gpu_bits(flen: usize, glen: usize, p: u64, backend: Backend) -> Result<Option<u64>> {
+    if backend == Backend::Cpu || flen == 0 || glen == 0 || p < 3 {
+        return Ok(None);
+    }
+    let b = 64 - (p - 1).leading_zeros() as u64;
+    let bits = product_bits(b, b, flen, glen);
+    if !crate::gpu::multimod::supports(bits) {
+        return Ok(None);
+    }
+    let words = (flen + glen - 1) as u64 * limbs_for_bits(bits) as u64;
+    Ok(backend.on_gpu(words >= GPU_MIN_WORDS)?.then_some(bits))
+}
+
+/// h = f·g mod p by the GPU product over Z (f, g non-empty, entries < p, `bits` from [`gpu_bits`]),
+/// then h_k = (Σ_j limb_j·2^(64j)) mod p per coefficient on the host, in parallel.
+fn gpu_into(f: &[u64], g: &[u64], p: u64, bits: u64, h: &mut [u64]) -> Result<()> {
+    fn views(x: &[u64]) -> Result<Vec<IntRef<'_>>> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(x.len())
+            .map_err(|_| crate::Error::OutOfMemory(format!("cannot allocate {} views", x.len())))?;
+        v.par_extend(x.par_iter().with_min_len(1 << 14).map(|m| IntRef::new(false, std::slice::from_ref(m))));
+        Ok(v)
+    }
+    let fv = views(f)?;
+    let gv = if std::ptr::eq(f, g) { None } else { Some(views(g)?) };
+    let prod = crate::gpu::multimod::mul_bits(&fv, gv.as_deref().unwrap_or(&fv), bits)?;
+    let m = Modulus::new(p);
+    let w = m.limb_weights(prod.stride());
+    h.par_iter_mut().enumerate().with_min_len(1 << 12).for_each(|(k, hk)| {
+        let c = prod.get(k);
+        debug_assert!(!c.neg, "a product of non-negative polynomials");
+        *hk = m.reduce_limbs(c.mag, &w);
+    });
     Ok(())
 }
 
@@ -172,6 +239,73 @@ mod tests {
         let p = (1u64 << 63) - 25;
         let f = rand_vec(500, p, 3);
         assert_eq!(poly_mul(&f, &f, p).unwrap(), naive(&f, &f, p));
+    }
+
+    /// The routing needs no GPU to say no: the CPU backend never routes, AUTO not below the size
+    /// rule, and an empty factor never.
+    #[test]
+    fn gpu_routing_on_the_cpu_side() {
+        let big = (1usize << 17, 1usize << 17);
+        for p in [3u64, fourier_primes(50, 30, 1)[0], (1 << 63) - 25] {
+            assert!(!gpu_wanted(big.0, big.1, p, Backend::Cpu).unwrap(), "p = {p}");
+            assert!(!gpu_wanted(1, 2, p, Backend::Cpu).unwrap());
+            assert!(!gpu_wanted(100, 100, p, Backend::Auto).unwrap(), "small under AUTO, p = {p}");
+            assert!(!gpu_wanted(0, 5, p, Backend::Gpu).unwrap());
+        }
+        // Under the CPU backend the product is the CPU one.
+        let p = (1u64 << 63) - 25;
+        let f = rand_vec(300, p, 9);
+        let mut h = vec![0; 599];
+        poly_mul_into_on(&f, &f, p, &mut h, Backend::Cpu).unwrap();
+        assert_eq!(h, naive(&f, &f, p));
+    }
+
+    /// The GPU route gives the CPU path's words exactly (the routing decision is passed explicitly,
+    /// so these tests do not touch the process-wide backend).
+    #[cfg(feature = "gpu-tests")]
+    mod gpu {
+        use super::*;
+
+        fn both(f: &[u64], g: &[u64], p: u64, what: &str) {
+            let hlen = f.len() + g.len() - 1;
+            let (mut cpu, mut gpu) = (vec![u64::MAX; hlen], vec![u64::MAX - 1; hlen]);
+            poly_mul_into_on(f, g, p, &mut cpu, Backend::Cpu).unwrap();
+            poly_mul_into_on(f, g, p, &mut gpu, Backend::Gpu).unwrap_or_else(|e| panic!("{what}: {e}"));
+            if let Some(k) = (0..hlen).find(|&k| cpu[k] != gpu[k]) {
+                panic!("{what}: coefficient {k}: GPU {} against CPU {}", gpu[k], cpu[k]);
+            }
+        }
+
+        /// p = 2^63 − 25 (CRT on the CPU), a 50-bit Fourier prime (one NTT on the CPU), p = 3;
+        /// lengths 1, 2, unbalanced 5 × 70000 both ways, 2^17 × 2^17; random entries, all 0,
+        /// all p − 1 (the bound case), squares through one slice.
+        #[test]
+        fn gpu_matches_the_cpu_path() {
+            let lens = [(1usize, 1usize), (1, 2), (2, 1), (2, 2), (5, 70_000), (70_000, 5), (1 << 17, 1 << 17)];
+            for p in [(1u64 << 63) - 25, fourier_primes(50, 30, 1)[0], 3] {
+                assert_eq!(gpu_bits(1 << 17, 1 << 17, p, Backend::Gpu).unwrap(), Some(product_bits(64 - (p - 1).leading_zeros() as u64, 64 - (p - 1).leading_zeros() as u64, 1 << 17, 1 << 17)));
+                for &(fl, gl) in &lens {
+                    for kind in 0..3 {
+                        let make = |n: usize, seed: u64| match kind {
+                            0 => rand_vec(n, p, seed),
+                            1 => vec![0; n],
+                            _ => vec![p - 1; n],
+                        };
+                        let (f, g) = (make(fl, fl as u64 + p), make(gl, 3 * gl as u64 + 1));
+                        both(&f, &g, p, &format!("p = {p}, {fl} x {gl}, kind {kind}"));
+                        if fl == gl {
+                            both(&f, &f, p, &format!("square, p = {p}, {fl}, kind {kind}"));
+                        }
+                    }
+                }
+                // Mixed 0 / p − 1 entries.
+                let f: Vec<u64> = (0..5000).map(|i| if i % 3 == 0 { 0 } else { p - 1 }).collect();
+                let g: Vec<u64> = (0..7000).map(|i| if i % 5 == 2 { 0 } else { p - 1 }).collect();
+                both(&f, &g, p, &format!("mixed 0 / p − 1, p = {p}"));
+            }
+            // AUTO above the size rule takes the GPU when one is usable.
+            assert!(gpu_wanted(1 << 17, 1 << 17, 3, Backend::Auto).unwrap());
+        }
     }
 
     #[test]
