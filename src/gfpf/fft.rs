@@ -27,25 +27,30 @@ const GRAIN: usize = 1 << 14;
 
 impl Twiddles {
     fn new(f: &Gfpf, n: usize, omega: &[u64]) -> Result<Self> {
-        let k = f.k;
-        let mut pows = try_zeroed(n * k)?;
-        const B: usize = 256;
-        pows.par_chunks_mut(B * k)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let mut w = f.pow_u64(omega, (c * B) as u64);
-                let mut t = vec![0u64; k];
-                for e in chunk.chunks_exact_mut(k) {
-                    e.copy_from_slice(&w);
-                    f.mul(&mut t, &w, omega);
-                    std::mem::swap(&mut w, &mut t);
-                }
-            });
         Ok(Twiddles {
             n,
             omega: omega.to_vec(),
-            pows,
+            pows: f.powers(omega, n)?,
         })
+    }
+}
+
+impl Gfpf {
+    /// ω^e for e < n, element-major (parallel runs of repeated products from ω^(256·c)).
+    pub fn powers(&self, omega: &[u64], n: usize) -> Result<Vec<u64>> {
+        let k = self.k;
+        let mut pows = try_zeroed(n * k)?;
+        const B: usize = 256;
+        pows.par_chunks_mut(B * k).enumerate().for_each(|(c, chunk)| {
+            let mut w = self.pow_u64(omega, (c * B) as u64);
+            let mut t = vec![0u64; k];
+            for e in chunk.chunks_exact_mut(k) {
+                e.copy_from_slice(&w);
+                self.mul(&mut t, &w, omega);
+                std::mem::swap(&mut w, &mut t);
+            }
+        });
+        Ok(pows)
     }
 }
 

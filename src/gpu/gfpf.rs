@@ -107,23 +107,6 @@ pub struct Stage {
     pub table: Vec<u64>,
 }
 
-/// ω^e for e < n, element-major (parallel runs of repeated products).
-fn powers(f: &Gfpf, omega: &[u64], n: usize) -> Result<Vec<u64>> {
-    let k = f.k();
-    let mut pows = crate::int::try_zeroed(n * k)?;
-    const B: usize = 256;
-    pows.par_chunks_mut(B * k).enumerate().for_each(|(c, chunk)| {
-        let mut w = f.pow_u64(omega, (c * B) as u64);
-        let mut t = vec![0u64; k];
-        for e in chunk.chunks_exact_mut(k) {
-            e.copy_from_slice(&w);
-            f.mul(&mut t, &w, omega);
-            std::mem::swap(&mut w, &mut t);
-        }
-    });
-    Ok(pows)
-}
-
 /// Checks N (a power of 2 dividing p − 1) and ω (canonical, primitive N-th root of unity).
 fn check_root(f: &Gfpf, n: usize, omega: &[u64]) -> Result<()> {
     if !n.is_power_of_two() || n.trailing_zeros() as u64 > f.two_adicity() {
@@ -152,7 +135,7 @@ pub fn schedule(f: &Gfpf, n: usize, omega: &[u64], inverse: bool) -> Result<Vec<
     let eta = f.pow_u64(omega, (n / m0) as u64);
     let t0 = f.log_r(&eta).ok_or_else(|| Error::Internal("ω^(N/M) is not a power of r".into()))? as u32;
     let needs_powers = logms.len() > 1;
-    let pows = if needs_powers { powers(f, omega, n)? } else { Vec::new() };
+    let pows = if needs_powers { f.powers(omega, n)? } else { Vec::new() };
     let ninv = if inverse { Some(f.inv(&f.from_u64(n as u64))?) } else { None };
     let mut stages = Vec::with_capacity(logms.len());
     let mut logns = 0;
@@ -428,26 +411,6 @@ fn sample(f: &Gfpf, n: usize) -> Vec<u64> {
         .collect()
 }
 
-/// Median of `reps` event-timed runs of `launch` after one warm-up, in ms.
-fn time_events(stream: &Arc<CudaStream>, reps: usize, mut launch: impl FnMut() -> Result<()>) -> Result<f64> {
-    let ev = || {
-        stream.context().new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| driver_err("cuEventCreate", e))
-    };
-    let (start, end) = (ev()?, ev()?);
-    let mut times = Vec::with_capacity(reps);
-    for i in 0..=reps {
-        start.record(stream).map_err(|e| driver_err("cuEventRecord", e))?;
-        launch()?;
-        end.record(stream).map_err(|e| driver_err("cuEventRecord", e))?;
-        end.synchronize().map_err(|e| driver_err("cuEventSynchronize", e))?;
-        if i > 0 {
-            times.push(start.elapsed_ms(&end).map_err(|e| driver_err("cuEventElapsedTime", e))? as f64);
-        }
-    }
-    times.sort_by(f64::total_cmp);
-    Ok(times.get(times.len() / 2).copied().unwrap_or(f64::NAN))
-}
-
 /// Kernel-only time in ms of one forward DFT of N random elements (digit-major, device-resident,
 /// tables ready): the median of `reps` runs timed by events after a warm-up.
 pub fn time_dft(f: &Gfpf, n: usize, reps: usize) -> Result<f64> {
@@ -460,7 +423,7 @@ pub fn time_dft(f: &Gfpf, n: usize, reps: usize) -> Result<f64> {
         let data = sample(f, n);
         let mut a = stream.clone_htod(&data).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
         let mut b = alloc(&stream, data.len())?;
-        time_events(&stream, reps, || run_stages(&stream, &func, &plan, f.k(), n, (1, n as u64), &mut a, &mut b).map(|_| ()))
+        super::autotune::time_ms(&stream, reps, || run_stages(&stream, &func, &plan, f.k(), n, (1, n as u64), &mut a, &mut b).map(|_| ()))
     })
 }
 
@@ -474,7 +437,7 @@ pub fn time_binary(f: &Gfpf, op: Op, n: usize, reps: usize) -> Result<f64> {
         let xd = stream.clone_htod(&data[..n * f.k()]).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
         let yd = stream.clone_htod(&data[n * f.k()..]).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
         let mut zd = alloc(&stream, n * f.k())?;
-        time_events(&stream, reps, || launch_binary(&stream, &func, op, &mut zd, &xd, &yd, n, (1, n as u64)))
+        super::autotune::time_ms(&stream, reps, || launch_binary(&stream, &func, op, &mut zd, &xd, &yd, n, (1, n as u64)))
     })
 }
 

@@ -138,18 +138,7 @@ fn garner_table(primes: &[u64]) -> Vec<u64> {
 
 /// The limbs of M = Π p_i and of ⌊M/2⌋.
 fn modulus(primes: &[u64]) -> (Vec<u64>, Vec<u64>) {
-    let mut m = vec![1u64];
-    for &p in primes {
-        let mut carry = 0u128;
-        for l in m.iter_mut() {
-            let t = *l as u128 * p as u128 + carry;
-            *l = t as u64;
-            carry = t >> 64;
-        }
-        if carry != 0 {
-            m.push(carry as u64);
-        }
-    }
+    let m = crate::nmod::crt::prime_product(primes);
     let half = (0..m.len()).map(|i| (m[i] >> 1) | m.get(i + 1).map_or(0, |&h| h << 63)).collect();
     (m, half)
 }

@@ -62,19 +62,7 @@ impl Crt {
             inv.push((a, mi.shoup(a)));
             pm.push(row);
         }
-        // M by repeated single-limb multiplication.
-        let mut modulus = vec![1u64];
-        for &p in primes {
-            let mut carry = 0u128;
-            for l in modulus.iter_mut() {
-                let t = *l as u128 * p as u128 + carry;
-                *l = t as u64;
-                carry = t >> 64;
-            }
-            if carry != 0 {
-                modulus.push(carry as u64);
-            }
-        }
+        let modulus = prime_product(primes);
         let mut half = modulus.clone();
         for i in 0..half.len() {
             half[i] = (half[i] >> 1) | half.get(i + 1).map_or(0, |&h| h << 63);
@@ -391,6 +379,23 @@ impl Crt {
             }
         }
     }
+}
+
+/// The limbs of M = Π p_i (repeated single-limb multiplication).
+pub fn prime_product(primes: &[u64]) -> Vec<u64> {
+    let mut m = vec![1u64];
+    for &p in primes {
+        let mut carry = 0u128;
+        for l in m.iter_mut() {
+            let t = *l as u128 * p as u128 + carry;
+            *l = t as u64;
+            carry = t >> 64;
+        }
+        if carry != 0 {
+            m.push(carry as u64);
+        }
+    }
+    m
 }
 
 #[cfg(test)]
