@@ -81,10 +81,11 @@ fn poly_mul_into_on(f: &[u64], g: &[u64], p: u64, h: &mut [u64], backend: Backen
 }
 
 /// The GPU takes the product from this many output words (flen + glen − 1 coefficients × limbs of
-/// the integer product): the rule of [`crate::zpoly`]'s `GPU_MIN_WORDS` (2^16 words), an estimate
-/// for this route, not yet measured (the host reduction mod p is extra work on the GPU side, the
-/// CPU path's Fourier-prime case one NTT product instead of several).
-const GPU_MIN_WORDS: u64 = 1 << 16;
+/// the integer product). Measured on an H100 host against its 16 cores, wall clock
+/// (bench/results/gpu-h100.md, `nmod-flint 16`): balanced 2^16 (2^18 words) a tie (p = 2^63 − 25:
+/// 2.4 against 2.5 ms; a 50-bit Fourier p: 1.9 against 1.5 ms), 2^20 1.5–1.6× and 2^22 2.0–2.2×
+/// faster on the GPU.
+const GPU_MIN_WORDS: u64 = 1 << 19;
 
 /// Whether f·g mod p (f, g of lengths flen, glen) runs on the GPU under `backend`: never with `Cpu`
 /// or an empty factor, always with `Gpu` (`NoCudaDevice` when no GPU is usable), with `Auto` from
@@ -306,7 +307,7 @@ mod tests {
                 both(&f, &g, p, &format!("mixed 0 / p − 1, p = {p}"));
             }
             // AUTO above the size rule takes the GPU when one is usable.
-            assert!(gpu_wanted(1 << 17, 1 << 17, 3, Backend::Auto).unwrap());
+            assert!(gpu_wanted(1 << 17, 1 << 17, (1 << 63) - 25, Backend::Auto).unwrap());
         }
     }
 
