@@ -20,6 +20,6 @@ GPMP_BACKEND=cpu timeout 120 "$H"/bin/gpu_ntt e2e 5 2>&1 | tee $OUT/e2e.md
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 if [ -n "$NCU" ]; then
   timeout 200 "$NCU" --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
-    -k ntt_pass --launch-skip 3 --launch-count 9 "$H"/bin/gpu_ntt 1 24 > $OUT/ncu.txt 2>&1
+    -k regex:ntt_pass --launch-skip 3 --launch-count 9 "$H"/bin/gpu_ntt 1 24 > $OUT/ncu.txt 2>&1
   grep -E "ntt_pass|Duration|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Block Limit" $OUT/ncu.txt | head -80
 fi
