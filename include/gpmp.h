@@ -353,8 +353,9 @@ enum gpmp_status gpmp_mpz_powm_n(mpz_t *r,
                                  size_t n);
 
 /*
- r = a·b by `int::mul_mag` (GMP below its crossover, a multi-threaded product above). r may be a
- or b.
+ r = a·b (GMP below its crossover, a multi-threaded NTT product above; under
+ `GPMP_BACKEND_GPU` the GPU's multi-modular product from 768 limbs, while AUTO stays on the CPU).
+ r may be a or b.
 
  # Safety
  r, a, b point to initialised `mpz_t`.

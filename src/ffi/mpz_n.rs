@@ -3,7 +3,7 @@
 use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, view, views_of_array, write_ints, write_list};
 use super::gpmp_status;
 use super::status::guard;
-use crate::int::{batch, mul_mag, IntRef, ZList};
+use crate::int::{batch, mul_mag_routed, IntRef, ZList};
 use crate::{invalid, runtime, Result};
 
 /// The view of a single `mpz_t` argument.
@@ -112,8 +112,9 @@ pub unsafe extern "C" fn gpmp_mpz_powm_n(r: *mut mpz_t, base: *const mpz_t, exp:
     elementwise("gpmp_mpz_powm_n", r, &[(base, "base"), (exp, "exp")], n, |v| batch::powm(&v[0], &v[1], mv?))
 }
 
-/// r = a·b by `int::mul_mag` (GMP below its crossover, a multi-threaded product above). r may be a
-/// or b.
+/// r = a·b (GMP below its crossover, a multi-threaded NTT product above; under
+/// `GPMP_BACKEND_GPU` the GPU's multi-modular product from 768 limbs, while AUTO stays on the CPU).
+/// r may be a or b.
 ///
 /// # Safety
 /// r, a, b point to initialised `mpz_t`.
@@ -139,7 +140,7 @@ unsafe fn product(r: mpz_ptr, a: IntRef, b: IntRef) -> Result<()> {
     if r.is_null() {
         return invalid!("r is NULL");
     }
-    let p = runtime::install(|| mul_mag(a.mag, b.mag))?;
+    let p = runtime::install(|| mul_mag_routed(a.mag, b.mag))?;
     let neg = a.neg != b.neg;
     write_ints(1, |_| IntRef::new(neg, &p), array_slots(r))
 }

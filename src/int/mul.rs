@@ -26,6 +26,60 @@ pub fn mul_mag(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
     Ok(r)
 }
 
+/// |a|·|b| for `gpmp_mpz_mul`: [`mul_mag`], or with `Backend::Gpu` and a shorter operand of at
+/// least [`NTT_MUL_MIN_LIMBS`] limbs the GPU's multi-modular product ([`gpu_mul`]). `Backend::Auto`
+/// stays on the CPU: the crossover is not measured yet.
+pub fn mul_mag_routed(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
+    if a.len().min(b.len()) >= NTT_MUL_MIN_LIMBS && crate::runtime::on_gpu(false)? {
+        return gpu_mul(a, b);
+    }
+    mul_mag(a, b)
+}
+
+/// |a|·|b| on the GPU (a, b non-empty): the limbs are the coefficients of two polynomials at
+/// x = 2^64, multiplied exactly by [`crate::gpu::multimod`] (coefficients below
+/// min(len)·2^128, three 62-bit primes), then r = Σ h_i·2^(64i) by one carry pass on the host.
+pub fn gpu_mul(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
+    use super::{limb_views as views, product_bits};
+    let mut r = try_zeroed_words(a.len() + b.len())?;
+    if a.is_empty() || b.is_empty() {
+        return Ok(r);
+    }
+    let av = views(a)?;
+    let bv = if std::ptr::eq(a, b) { None } else { Some(views(b)?) };
+    let bits = product_bits(64, 64, a.len(), b.len());
+    let h = crate::gpu::multimod::mul_bits(&av, bv.as_deref().unwrap_or(&av), bits)?;
+    // acc holds the part of Σ h_j·2^(64(j−i)) not yet written: below 2^(bits+1) ≤ 2^192.
+    let mut acc = [0u64; 4];
+    for (i, ri) in r.iter_mut().enumerate() {
+        if i < h.len() {
+            let c = h.get(i);
+            debug_assert!(!c.neg, "a product of non-negative polynomials");
+            let mut carry = 0u64;
+            for (j, a) in acc.iter_mut().enumerate() {
+                let (s1, o1) = a.overflowing_add(c.mag.get(j).copied().unwrap_or(0));
+                let (s2, o2) = s1.overflowing_add(carry);
+                *a = s2;
+                carry = (o1 as u64) + (o2 as u64);
+            }
+        }
+        *ri = acc[0];
+        acc = [acc[1], acc[2], acc[3], 0];
+    }
+    debug_assert!(acc == [0; 4], "the product fits in len a + len b limbs");
+    Ok(r)
+}
+
+/// Each limb of x as a non-negative one-limb integer (the coefficients of x read as a polynomial
+/// at 2^64, or of a residue vector), built in parallel; `OutOfMemory` instead of an abort.
+pub fn limb_views(x: &[u64]) -> Result<Vec<super::IntRef<'_>>> {
+    use rayon::prelude::*;
+    let mut v = Vec::new();
+    v.try_reserve_exact(x.len()).map_err(|_| crate::Error::OutOfMemory(format!("cannot allocate {} views", x.len())))?;
+    v.par_extend(x.par_iter().with_min_len(1 << 14).map(|l| super::IntRef::new(false, std::slice::from_ref(l))));
+    Ok(v)
+}
+
 /// r = x·y by GMP (x.len() ≥ y.len() ≥ 1, r.len() = x.len() + y.len()).
 fn gmp_mul(x: &[u64], y: &[u64], r: &mut [u64]) {
     // SAFETY: r has x.len() + y.len() limbs and does not overlap x, y; x.len() >= y.len() >= 1.
@@ -96,5 +150,23 @@ mod tests {
         assert_eq!(count(NTT_MUL_MIN_LIMBS), 3);
         assert_eq!(count(1 << 21), 3);
         assert_eq!(count((1 << 21) + 1), 4);
+    }
+
+    #[cfg(feature = "gpu-tests")]
+    #[test]
+    fn gpu_product_matches_gmp() {
+        let mut rng = Rng(11);
+        for &(la, lb, kind) in &[(1, 1, 1), (1, 5, 0), (768, 768, 1), (1000, 3, 0), (5000, 4999, 1), (1 << 16, 1 << 16, 0), (1 << 18, 1 << 10, 1)] {
+            let gen = |rng: &mut Rng, n: usize| -> Vec<u64> {
+                (0..n).map(|i| match kind {
+                    1 => u64::MAX,
+                    _ => if i % 97 == 5 { 0 } else { rng.next() },
+                }).collect()
+            };
+            let a = gen(&mut rng, la);
+            let b = gen(&mut rng, lb);
+            assert_eq!(gpu_mul(&a, &b).unwrap(), gmp_ref(&a, &b), "{la}x{lb} kind {kind}");
+            assert_eq!(gpu_mul(&a, &a).unwrap(), gmp_ref(&a, &a), "square {la} kind {kind}");
+        }
     }
 }

@@ -21,7 +21,7 @@
 use super::multimod::{self, Fill};
 use super::prime::{check_modulus, check_reduced};
 use super::reduce::Modulus;
-use crate::int::{limbs_for_bits, product_bits, try_zeroed, IntRef};
+use crate::int::{limb_views, limbs_for_bits, product_bits, try_zeroed};
 use crate::runtime::{self, Backend};
 use crate::Result;
 use rayon::prelude::*;
@@ -112,15 +112,8 @@ fn gpu_bits(flen: usize, glen: usize, p: u64, backend: Backend) -> Result<Option
 /// h = f·g mod p by the GPU product over Z (f, g non-empty, entries < p, `bits` from [`gpu_bits`]),
 /// then h_k = (Σ_j limb_j·2^(64j)) mod p per coefficient on the host, in parallel.
 fn gpu_into(f: &[u64], g: &[u64], p: u64, bits: u64, h: &mut [u64]) -> Result<()> {
-    fn views(x: &[u64]) -> Result<Vec<IntRef<'_>>> {
-        let mut v = Vec::new();
-        v.try_reserve_exact(x.len())
-            .map_err(|_| crate::Error::OutOfMemory(format!("cannot allocate {} views", x.len())))?;
-        v.par_extend(x.par_iter().with_min_len(1 << 14).map(|m| IntRef::new(false, std::slice::from_ref(m))));
-        Ok(v)
-    }
-    let fv = views(f)?;
-    let gv = if std::ptr::eq(f, g) { None } else { Some(views(g)?) };
+    let fv = limb_views(f)?;
+    let gv = if std::ptr::eq(f, g) { None } else { Some(limb_views(g)?) };
     let prod = crate::gpu::multimod::mul_bits(&fv, gv.as_deref().unwrap_or(&fv), bits)?;
     let m = Modulus::new(p);
     let w = m.limb_weights(prod.stride());
