@@ -5,7 +5,8 @@
  * thread), rows with more threads in wall-clock time (CPU time would add the threads up); FLINT and
  * GMP are always at 1 thread. Best of `reps` runs (argv[2], default 5).
  *   make -C bench mpz-flint        (builds bench/build/mpz-flint and runs it: ARGS="THREADS REPS E...")
- *   bench/build/mpz-flint [max_threads [reps [e...]]]       default: 2 5 20 24 26 */
+ *   bench/build/mpz-flint [max_threads [reps [e...]]]       default: 2 5 20 24 26
+ *   (BENCH_THREADS=N: the row for N threads only) */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +60,8 @@ int main(int argc, char **argv) {
     mpz_urandomb(a, rs, bits), mpz_setbit(a, bits - 1);
     mpz_urandomb(b, rs, bits), mpz_setbit(b, bits - 1);
     fmpz_set_mpz(fa, a), fmpz_set_mpz(fb, b);
-    for (int t = 1; t <= maxt; t++) {
+    const char *only = getenv("BENCH_THREADS"); /* one thread count only, e.g. all cores with the GPU backend */
+    for (int t = only ? atoi(only) : 1; t <= (only ? atoi(only) : maxt); t++) {
       int cpu = t == 1;
       gpmp_set_num_threads(t);
       double tg = best(0, cpu, reps, w, a, b, fr, fa, fb);
