@@ -10,6 +10,10 @@ use gpmp::gfpf::Gfpf;
 use std::mem::MaybeUninit;
 use std::time::Instant;
 
+#[path = "common.rs"]
+mod common;
+use common::Rng;
+
 struct Z(gmp::mpz_t);
 impl Z {
     fn new() -> Self {
@@ -28,17 +32,6 @@ impl Z {
 impl Drop for Z {
     fn drop(&mut self) {
         unsafe { gmp::mpz_clear(&mut self.0) }
-    }
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
     }
 }
 

@@ -10,22 +10,10 @@
 use gpmp::gfpf::Gfpf;
 use gpmp::gpu::{device, gfpf};
 use gpmp::runtime;
-use std::time::Instant;
 
-/// Median wall time in ms of `reps` runs of f on a fresh copy of x (after one warm-up run).
-fn median_ms(x: &[u64], reps: usize, mut f: impl FnMut(&mut [u64])) -> f64 {
-    let mut t: Vec<f64> = (0..=reps)
-        .map(|_| {
-            let mut y = x.to_vec();
-            let s = Instant::now();
-            f(&mut y);
-            s.elapsed().as_secs_f64() * 1e3
-        })
-        .skip(1)
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[t.len() / 2]
-}
+#[path = "common.rs"]
+mod common;
+use common::median_ms_on;
 
 fn data(f: &Gfpf, n: usize, seed: u64) -> Vec<u64> {
     let mut s = seed;
@@ -106,11 +94,11 @@ fn main() {
             let n = 1usize << logn;
             let x = data(&f, n, 7 + logn as u64);
             let w = f.root_of_unity(n).unwrap();
-            let cpu = median_ms(&x, reps, |y| runtime::install(|| f.dft(y, n, &w)).unwrap());
-            let gpu = median_ms(&x, reps, |y| gfpf::dft(&f, y, n, &w, false, false).unwrap());
+            let cpu = median_ms_on(&x, reps, |y| runtime::install(|| f.dft(y, n, &w)).unwrap());
+            let gpu = median_ms_on(&x, reps, |y| gfpf::dft(&f, y, n, &w, false, false).unwrap());
             println!("| k={k} | dft | {logn} | {cpu:.3} | {gpu:.3} | {:.2} |", cpu / gpu);
             let y = data(&f, n, 99 + logn as u64);
-            let cpu = median_ms(&x, reps, |z| {
+            let cpu = median_ms_on(&x, reps, |z| {
                 let kk = f.k();
                 runtime::install(|| {
                     use rayon::prelude::*;
@@ -118,7 +106,7 @@ fn main() {
                     z.par_chunks_mut(kk).zip(xs.par_chunks(kk).zip(y.par_chunks(kk))).with_min_len(256).for_each(|(o, (a, b))| f.mul(o, a, b));
                 })
             });
-            let gpu = median_ms(&x, reps, |z| {
+            let gpu = median_ms_on(&x, reps, |z| {
                 let xs = z.to_vec();
                 gfpf::binary(&f, gfpf::Op::Mul, z, &xs, &y, false).unwrap()
             });

@@ -10,22 +10,10 @@
 use gpmp::gpu::{device, ntt};
 use gpmp::nmod::prime::{fourier_primes, primitive_root_of_unity};
 use gpmp::runtime::{self, Backend};
-use std::time::Instant;
 
-/// Median wall time in ms of `reps` runs of f on a fresh copy of x (after one warm-up run).
-fn median_ms(x: &[u64], reps: usize, f: impl Fn(&mut [u64])) -> f64 {
-    let mut t: Vec<f64> = (0..=reps)
-        .map(|_| {
-            let mut y = x.to_vec();
-            let s = Instant::now();
-            f(&mut y);
-            s.elapsed().as_secs_f64() * 1e3
-        })
-        .skip(1)
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[t.len() / 2]
-}
+#[path = "common.rs"]
+mod common;
+use common::median_ms_on;
 
 /// End-to-end ntt_many (host u64 words in and out) on each backend, rows of 2^10 and single rows.
 fn end_to_end(reps: usize) {
@@ -40,7 +28,7 @@ fn end_to_end(reps: usize) {
                 let mut ms = [0.0; 2];
                 for (i, b) in [Backend::Cpu, Backend::Gpu].into_iter().enumerate() {
                     runtime::set_backend(b).unwrap();
-                    ms[i] = median_ms(&x, reps, |y| runtime::install(|| gpmp::nmod::ntt::ntt_many(y, n, w, p)).unwrap());
+                    ms[i] = median_ms_on(&x, reps, |y| runtime::install(|| gpmp::nmod::ntt::ntt_many(y, n, w, p)).unwrap());
                 }
                 println!("| {p} | {logn} | {count} | {:.3} | {:.3} | {:.2} |", ms[0], ms[1], ms[0] / ms[1]);
                 if logn == logt {

@@ -10,7 +10,10 @@ use gpmp::gpu::multimod;
 use gpmp::int::{IntRef, limbs_for_bits, max_bits, product_bits};
 use gpmp::runtime::{self, Backend};
 use gpmp::zpoly::{self, Alg};
-use std::time::Instant;
+
+#[path = "common.rs"]
+mod common;
+use common::median_ms;
 
 fn splitmix(s: &mut u64) -> u64 {
     *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -40,19 +43,6 @@ fn operand(len: usize, bits: u64, s: &mut u64) -> (Vec<bool>, Vec<u64>) {
 fn views<'a>(op: &'a (Vec<bool>, Vec<u64>), bits: u64) -> Vec<IntRef<'a>> {
     let l = limbs_for_bits(bits);
     op.1.chunks(l).zip(&op.0).map(|(m, &n)| IntRef::new(n, m)).collect()
-}
-
-fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let mut t: Vec<f64> = (0..reps)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed().as_secs_f64() * 1e3
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[t.len() / 2]
 }
 
 fn parse_len(s: &str) -> usize {

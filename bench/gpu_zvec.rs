@@ -13,17 +13,9 @@ use gpmp::int::{batch, IntRef, ZVec};
 use gpmp::runtime;
 use std::time::Instant;
 
-/// splitmix64.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
+#[path = "common.rs"]
+mod common;
+use common::Rng;
 
 /// n random full-size magnitudes of `bits` bits (a multiple of 64), random signs: limbs and signs.
 fn random(rng: &mut Rng, n: usize, bits: u64) -> (Vec<u64>, Vec<bool>) {

@@ -7,7 +7,7 @@ use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 /// An owned, initialised `mpz_t`.
-pub struct Mpz(gmp::mpz_t);
+pub struct Mpz(pub(crate) gmp::mpz_t);
 
 // SAFETY: an mpz_t owns its limbs (malloc'd by GMP); GMP's read-only functions are thread-safe.
 unsafe impl Send for Mpz {}

@@ -104,6 +104,11 @@ mod tests {
         r
     }
 
+    /// n limbs: all ones (kind 1), or random with a zero limb every 97 (kind 0).
+    fn operand(rng: &mut Rng, n: usize, kind: u32) -> Vec<u64> {
+        (0..n).map(|i| if kind == 1 { u64::MAX } else if i % 97 == 5 { 0 } else { rng.next() }).collect()
+    }
+
     #[test]
     fn ntt_product_matches_gmp() {
         let mut rng = Rng(5);
@@ -120,14 +125,8 @@ mod tests {
             (20000, 2000, 0),
             (NTT_MUL_MIN_LIMBS, NTT_MUL_MIN_LIMBS, 1),
         ] {
-            let gen = |rng: &mut Rng, n: usize| -> Vec<u64> {
-                (0..n).map(|i| match kind {
-                    1 => u64::MAX,
-                    _ => if i % 97 == 5 { 0 } else { rng.next() },
-                }).collect()
-            };
-            let a = gen(&mut rng, la);
-            let b = gen(&mut rng, lb);
+            let a = operand(&mut rng, la, kind);
+            let b = operand(&mut rng, lb, kind);
             let mut r = vec![0; la + lb];
             ntt_mul(&a, &b, &mut r).unwrap();
             assert_eq!(r, gmp_ref(&a, &b), "{la}x{lb} kind {kind}");
@@ -157,14 +156,8 @@ mod tests {
     fn gpu_product_matches_gmp() {
         let mut rng = Rng(11);
         for &(la, lb, kind) in &[(1, 1, 1), (1, 5, 0), (768, 768, 1), (1000, 3, 0), (5000, 4999, 1), (1 << 16, 1 << 16, 0), (1 << 18, 1 << 10, 1)] {
-            let gen = |rng: &mut Rng, n: usize| -> Vec<u64> {
-                (0..n).map(|i| match kind {
-                    1 => u64::MAX,
-                    _ => if i % 97 == 5 { 0 } else { rng.next() },
-                }).collect()
-            };
-            let a = gen(&mut rng, la);
-            let b = gen(&mut rng, lb);
+            let a = operand(&mut rng, la, kind);
+            let b = operand(&mut rng, lb, kind);
             assert_eq!(gpu_mul(&a, &b).unwrap(), gmp_ref(&a, &b), "{la}x{lb} kind {kind}");
             assert_eq!(gpu_mul(&a, &a).unwrap(), gmp_ref(&a, &a), "square {la} kind {kind}");
         }

@@ -3,7 +3,6 @@
 use crate::int::{IntRef, ZSlab};
 use crate::zpoly::{mul, Alg};
 use gmp_mpfr_sys::gmp;
-use std::mem::MaybeUninit;
 
 /// Owned coefficient (sign, magnitude limbs).
 pub type Coef = (bool, Vec<u64>);
@@ -79,18 +78,10 @@ pub fn poly(rng: &mut Rng, len: usize, bits: u64, style: u64) -> Vec<Coef> {
         .collect()
 }
 
-/// An initialised GMP integer that clears itself.
-pub struct Mpz(pub gmp::mpz_t);
+pub use crate::int::Mpz;
 
+/// Conversions between the oracle's integers and coefficient views.
 impl Mpz {
-    pub fn new() -> Self {
-        let mut z = MaybeUninit::uninit();
-        // SAFETY: mpz_init initialises z.
-        unsafe {
-            gmp::mpz_init(z.as_mut_ptr());
-            Mpz(z.assume_init())
-        }
-    }
     pub fn from_coef(c: IntRef) -> Self {
         let mut z = Mpz::new();
         // SAFETY: import reads c.mag.len() limbs.
@@ -103,17 +94,7 @@ impl Mpz {
         z
     }
     pub fn to_coef(&self) -> Coef {
-        let n = self.0.size.unsigned_abs() as usize;
-        // SAFETY: d holds |size| limbs.
-        let m = unsafe { std::slice::from_raw_parts(self.0.d.as_ptr(), n).to_vec() };
-        (self.0.size < 0, m)
-    }
-}
-
-impl Drop for Mpz {
-    fn drop(&mut self) {
-        // SAFETY: initialised in new.
-        unsafe { gmp::mpz_clear(&mut self.0) }
+        (self.neg(), self.mag().to_vec())
     }
 }
 
