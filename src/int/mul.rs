@@ -1,6 +1,7 @@
 //! Products of unsigned limb vectors: the building block of Kronecker substitution and of
 //! `gpmp_mpz_mul`. GMP's `mpn_mul` below [`NTT_MUL_MIN_LIMBS`], the parallel multi-modular NTT
-//! product ([`super::ntt_mul`]) above.
+//! product ([`super::ntt_mul`]) above; [`gpu_route`] decides when `gpmp_mpz_mul` goes to the GPU
+//! ([`crate::gpu::bigmul`]).
 use super::ntt_mul::ntt_mul;
 use super::try_zeroed_words;
 use crate::Result;
@@ -26,9 +27,11 @@ pub fn mul_mag(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
     Ok(r)
 }
 
-/// Shorter-operand length (limbs) from which `Backend::Auto` sends `gpmp_mpz_mul` to the GPU
-/// (usize::MAX: not yet measured to win end to end, AUTO stays on the CPU).
-pub const GPU_AUTO_MIN_LIMBS: usize = usize::MAX;
+/// Shorter-operand length (limbs) from which `Backend::Auto` sends `gpmp_mpz_mul` to the GPU:
+/// measured end to end on the H100 host against gpmp's CPU product on its 16 cores (balanced, ms
+/// GPU/CPU, bench/results/gpu-h100.md): 2^12 limbs 0.30/0.18, 2^13 0.28/0.35, 2^14 0.39/0.44,
+/// 2^16 0.66/2.00.
+pub const GPU_AUTO_MIN_LIMBS: usize = 1 << 13;
 
 /// Whether a product of la × lb limbs runs on the GPU ([`crate::gpu::bigmul`]): with `Backend::Gpu`
 /// from a shorter operand of [`NTT_MUL_MIN_LIMBS`] limbs, with `Backend::Auto` from
@@ -36,25 +39,6 @@ pub const GPU_AUTO_MIN_LIMBS: usize = usize::MAX;
 pub fn gpu_route(la: usize, lb: usize) -> Result<bool> {
     let m = la.min(lb);
     Ok(m >= NTT_MUL_MIN_LIMBS && crate::runtime::on_gpu(m >= GPU_AUTO_MIN_LIMBS)?)
-}
-
-/// |a|·|b| for `gpmp_mpz_mul`: [`gpu_mul`] where [`gpu_route`] says so, else [`mul_mag`].
-pub fn mul_mag_routed(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
-    if gpu_route(a.len(), b.len())? {
-        return gpu_mul(a, b);
-    }
-    mul_mag(a, b)
-}
-
-/// |a|·|b| on the GPU as a vector of a.len() + b.len() limbs: [`crate::gpu::bigmul`] (three-prime
-/// NTT product, CRT and carries on the device). a and b the same slice = a square.
-pub fn gpu_mul(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
-    let mut r = try_zeroed_words(a.len() + b.len())?;
-    if a.is_empty() || b.is_empty() {
-        return Ok(r);
-    }
-    crate::gpu::bigmul::mul_into(a, b, &mut r)?;
-    Ok(r)
 }
 
 /// Each limb of x as a non-negative one-limb integer (the coefficients of x read as a polynomial
@@ -136,6 +120,14 @@ mod tests {
         assert_eq!(count(NTT_MUL_MIN_LIMBS), 3);
         assert_eq!(count(1 << 21), 3);
         assert_eq!(count((1 << 21) + 1), 4);
+    }
+
+    /// |a|·|b| on the GPU as a vector of a.len() + b.len() limbs.
+    #[cfg(feature = "gpu-tests")]
+    fn gpu_mul(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
+        let mut r = vec![0; a.len() + b.len()];
+        crate::gpu::bigmul::mul_into(a, b, &mut r)?;
+        Ok(r)
     }
 
     #[cfg(feature = "gpu-tests")]
