@@ -1,7 +1,7 @@
 // One big-integer product r = a b on the device (src/gpu/bigmul.rs). The limbs are the coefficients
 // of a(x), b(x) at x = 2^64; c = a(x) b(x) has coefficients c_m < min(la, lb) 2^128, recovered from
 // three primes 2^61 < p_i < 2^62 (M = p_0 p_1 p_2 > 2^183), then r = sum_m c_m 2^(64 m).
-//   residues:  x mod p_i for the three primes at once (zero padding up to n);
+//   residues:  x mod p_i for the three primes at once (zero padding up to n), one operand a launch;
 //   pointwise: f g 2^(-64) mod p (Montgomery; the factor 2^64 is put back by the CRT constants);
 //   crt_carry: per thread E consecutive limb positions j; c_m by Garner from 2^64 r_i (r_i the
 //              residues), s_j = c_j[0] + c_(j-1)[1] + c_(j-2)[2] = lo_j + 2^64 h_j (h_j <= 2),
@@ -48,17 +48,18 @@ extern "C" __global__ void __launch_bounds__(NT) residues(
     d2[off + m] = reduce8(v, p2);
 }
 
-// row_y[m] = row_y[m] row_y[n + m] 2^(-64) mod p_y (row_y[m]^2 2^(-64) when square), y = blockIdx.y;
+// a_y[m] = a_y[m] b_y[m] 2^(-64) mod p_y (a_y[m]^2 2^(-64) when square; then b_y = a_y), y = blockIdx.y;
 // c = (p_y, -p_y^(-1) mod 2^64) for y = 0, 1, 2. Inputs below 2p (a b < p 2^64).
 extern "C" __global__ void __launch_bounds__(NT) pointwise(
-    u64* __restrict__ r0, u64* __restrict__ r1, u64* __restrict__ r2, u64 n, const u64* __restrict__ c, int square)
+    u64* a0, u64* a1, u64* a2, const u64* b0, const u64* b1, const u64* b2, u64 n, const u64* __restrict__ c, int square)
 {
     const u64 m = (u64)blockIdx.x * NT + threadIdx.x;
     if (m >= n) return;
     const unsigned y = blockIdx.y;
-    u64* row = y == 0 ? r0 : y == 1 ? r1 : r2;
+    u64* row = y == 0 ? a0 : y == 1 ? a1 : a2;
+    const u64* other = y == 0 ? b0 : y == 1 ? b1 : b2;
     const u64 p = c[2 * y], pinv = c[2 * y + 1];
-    const u64 a = row[m], b = square ? a : row[n + m];
+    const u64 a = row[m], b = square ? a : other[m];
     const u64 lo = a * b, hi = __umul64hi(a, b);
     // lo + lo(q p) = 0 mod 2^64 with q = lo pinv: (a b + q p) / 2^64 = hi + hi(q p) + [lo != 0] < 2p.
     const u64 t = hi + __umul64hi(lo * pinv, p) + (lo != 0);

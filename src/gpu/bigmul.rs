@@ -7,18 +7,22 @@
 //! 32-bit digits would fit two primes but on 2n points (2·3 transforms of 2n words: 4/3 the work).
 //! 2^30-bit operands: n = 2^25, about 10n words = 2.7 GB of device memory.
 //!
-//! Pipeline on one stream (`kernels/bigmul.cu`):
+//! Pipeline (`kernels/bigmul.cu`), on a copy stream and a compute stream:
 //! 1. upload: the raw limbs through a ring of [`SLOTS`] pinned staging chunks of [`CHUNK`] words
-//!    (the host copy of chunk i + 1 overlaps the DMA of chunk i; the ring is kept for the process);
-//! 2. `residues`: every limb mod the three primes, zero-padded to n, a's and b's rows side by side;
-//! 3. forward NTTs ([`super::ntt::Plan`], both rows of a prime in one call; one row for a square),
-//!    `pointwise` (Montgomery, leaving c·2^(−64)), inverse NTTs;
+//!    (the host copy of one chunk overlaps the DMA of the others; the ring is kept for the process);
+//! 2. `residues`: an operand's limbs mod the three primes, zero-padded to n, one row per prime;
+//! 3. forward NTTs ([`super::ntt::Plan`]) of a's rows as soon as a is on the device (they overlap
+//!    b's upload), then of b's (none for a square), `pointwise` (Montgomery, leaving c·2^(−64)),
+//!    inverse NTTs;
 //! 4. `crt_carry`: Garner per coefficient (the constants undo the 2^(−64)), the three limbs of c_m
 //!    summed into limb positions, carries rippled within each thread's [`E`] positions, a (G, P)
 //!    carry-lookahead scan within each block; `carry_scan`: the block carries; `carry_apply`: the
 //!    threads whose carry-in is 1 add it. The limbs on the device are then exactly r;
 //! 5. download through the same ring straight into the caller's limb buffer (each chunk copied out
 //!    while the next ones move).
+//!
+//! The streams and device buffers of a length are kept for the next call of that length (up to
+//! n = 2^[`KEEP_MAX_LOGN`]).
 //!
 //! [`start`] returns after the operands have been read (so an output may alias them); [`Product::finish`]
 //! checks the device work for errors before writing anything into the output. `GPMP_TRACE=1` prints
@@ -263,9 +267,9 @@ fn upload(ring: &mut Ring, stream: &Arc<CudaStream>, src: &[u64], dst: &CudaSlic
     Ok(())
 }
 
-/// Copies the device buffer `src` into `dst` (same length) through the ring: SLOTS chunks in flight,
+/// Copies the device words `src` into `dst` (same length) through the ring: SLOTS chunks in flight,
 /// each copied out on the host as soon as it has arrived.
-fn download(ring: &mut Ring, stream: &Arc<CudaStream>, src: &CudaSlice<u64>, dst: &mut [u64]) -> Result<()> {
+fn download(ring: &mut Ring, stream: &Arc<CudaStream>, src: &impl DevicePtr<u64>, dst: &mut [u64]) -> Result<()> {
     let (sptr, _sync) = src.device_ptr(stream);
     let len = dst.len();
     let chunks = len.div_ceil(CHUNK);
@@ -290,11 +294,90 @@ fn download(ring: &mut Ring, stream: &Arc<CudaStream>, src: &CudaSlice<u64>, dst
     Ok(())
 }
 
+/// Transform lengths (log2) whose device buffers are kept between calls (one set per length and
+/// device, about 10n words: 1.3 GB at 2^24); longer products allocate theirs per call.
+const KEEP_MAX_LOGN: u32 = 24;
+
+/// The streams and device buffers of one product of transform length n = 2^logn.
+struct Work {
+    logn: u32,
+    /// Kernels and the download.
+    stream: Arc<CudaStream>,
+    /// The uploads (so that a's transforms overlap b's upload).
+    copy: Arc<CudaStream>,
+    /// The operands' limbs (n words each ≥ la, lb).
+    inp: [CudaSlice<u64>; 2],
+    /// Per prime, a's and b's rows, forward-transformed; then a's row holds the product mod p_i.
+    ra: [CudaSlice<u64>; 3],
+    rb: [CudaSlice<u64>; 3],
+    scratch: CudaSlice<u64>,
+    /// The product's limbs (n + 1 ≥ la + lb words).
+    out: CudaSlice<u64>,
+    /// `crt_carry`'s per-thread prefixes and per-block aggregates.
+    flags: CudaSlice<u8>,
+    agg: CudaSlice<u8>,
+}
+
+type WorkCache = Mutex<HashMap<(usize, u32), Work>>;
+
+fn work_cache() -> &'static WorkCache {
+    static C: OnceLock<WorkCache> = OnceLock::new();
+    C.get_or_init(Default::default)
+}
+
+/// `crt_carry` blocks for `total` limb positions.
+fn carry_blocks(total: usize) -> usize {
+    total.div_ceil(E).div_ceil(NT as usize)
+}
+
+impl Work {
+    /// The kept buffers of (device, logn) if free, else new ones.
+    fn take(dev: &Device, logn: u32) -> Result<Work> {
+        if let Some(w) = work_cache().lock().unwrap_or_else(|e| e.into_inner()).remove(&(dev.ordinal, logn)) {
+            return Ok(w);
+        }
+        let n = 1usize << logn;
+        let stream = dev.stream()?;
+        let copy = dev.stream()?;
+        let words = |len: usize| -> Result<CudaSlice<u64>> {
+            // SAFETY: u64 words, written before they are read.
+            unsafe { stream.alloc::<u64>(len) }.map_err(|e| driver_err("cuMemAlloc", e))
+        };
+        let blocks = carry_blocks(n + 1);
+        // SAFETY: bytes, written by crt_carry before being read.
+        let bytes = |len: usize| unsafe { stream.alloc::<u8>(len) }.map_err(|e| driver_err("cuMemAlloc", e));
+        let w = Work {
+            logn,
+            inp: [words(n)?, words(n)?],
+            ra: [words(n)?, words(n)?, words(n)?],
+            rb: [words(n)?, words(n)?, words(n)?],
+            scratch: words(n)?,
+            out: words(n + 1)?,
+            flags: bytes(blocks * NT as usize)?,
+            agg: bytes(blocks)?,
+            stream,
+            copy,
+        };
+        // The copy stream may use the buffers once their (stream-ordered) allocation is done.
+        let ev = w.stream.record_event(None).map_err(|e| driver_err("cuEventRecord", e))?;
+        w.copy.wait(&ev).map_err(|e| driver_err("cuStreamWaitEvent", e))?;
+        Ok(w)
+    }
+
+    /// Keeps the buffers for the next product of this length (its work must be complete).
+    fn keep(self, dev: &Device) {
+        if self.logn <= KEEP_MAX_LOGN {
+            work_cache().lock().unwrap_or_else(|e| e.into_inner()).insert((dev.ordinal, self.logn), self);
+        }
+    }
+}
+
 /// A product whose operands are on the device and whose kernels are enqueued.
 pub struct Product {
-    stream: Arc<CudaStream>,
-    out: CudaSlice<u64>,
-    trace: Option<(Instant, Instant, Instant)>,
+    dev: Arc<Device>,
+    work: Work,
+    total: usize,
+    trace: Option<(Instant, Instant)>,
 }
 
 /// Starts |a|·|b| on the current device (a, b non-empty; the same slice = a square). Returns once a
@@ -311,39 +394,37 @@ pub fn start(a: &[u64], b: &[u64]) -> Result<Product> {
     let dev = device::current()?;
     shield("GPU big-integer product", || {
         let t0 = Instant::now();
-        let stream = dev.stream()?;
-        let s = setup(&dev, &stream, logn)?;
+        let mut w = Work::take(&dev, logn)?;
+        let s = setup(&dev, &w.stream, logn)?;
         let square = std::ptr::eq(a, b);
-        let alloc = |len: usize| -> Result<CudaSlice<u64>> {
-            // SAFETY: u64 words, written before they are read.
-            unsafe { stream.alloc::<u64>(len.max(1)) }.map_err(|e| driver_err("cuMemAlloc", e))
-        };
-        let da = alloc(a.len())?;
-        let db = if square { None } else { Some(alloc(b.len())?) };
         let t1 = Instant::now();
         {
             let mut g = lock_ring(&dev)?;
             let ring = g.as_mut().expect("allocated");
             let mut next = 0;
-            upload(ring, &stream, a, &da, &mut next)?;
-            if let Some(db) = &db {
-                upload(ring, &stream, b, db, &mut next)?;
+            let ops: &[&[u64]] = if square { &[a] } else { &[a, b] };
+            for (i, op) in ops.iter().enumerate() {
+                upload(ring, &w.copy, op, &w.inp[i], &mut next)?;
+                let ev = w.copy.record_event(None).map_err(|e| driver_err("cuEventRecord", e))?;
+                w.stream.wait(&ev).map_err(|e| driver_err("cuStreamWaitEvent", e))?;
+                let Work { stream, inp, ra, rb, scratch, .. } = &mut w;
+                forward(&s, stream, &inp[i], op.len(), if i == 0 { ra } else { rb }, scratch)?;
             }
         }
         let t2 = Instant::now();
-        let out = compute(&s, &stream, logn, &da, db.as_ref().map(|d| (d, b.len())), a.len())?;
+        finish_device(&s, &mut w, square, total)?;
         let trace = std::env::var_os("GPMP_TRACE").is_some().then(|| {
             eprintln!(
-                "GPMP_TRACE gpu bigmul {} x {} limbs (n = 2^{logn}): setup {:.3} ms, upload (host side) {:.3} ms, enqueue {:.3} ms",
+                "GPMP_TRACE gpu bigmul {} x {} limbs (n = 2^{logn}): setup {:.3} ms, upload (host side, a's transforms enqueued between) {:.3} ms, enqueue {:.3} ms",
                 a.len(),
                 b.len(),
                 ms(t0, t1),
                 ms(t1, t2),
                 ms(t2, Instant::now())
             );
-            (t0, t2, Instant::now())
+            (t0, Instant::now())
         });
-        Ok(Product { stream, out, trace })
+        Ok(Product { dev: Arc::clone(&dev), work: w, total, trace })
     })
 }
 
@@ -354,37 +435,39 @@ fn ms(x: Instant, y: Instant) -> f64 {
 impl Product {
     /// The number of limbs of the product (la + lb; the top ones may be zero).
     pub fn len(&self) -> usize {
-        self.out.len()
+        self.total
     }
 
     pub fn is_empty(&self) -> bool {
-        self.out.is_empty()
+        self.total == 0
     }
 
     /// Waits for the device, then writes the product's limbs into r (r.len() = [`Product::len`]).
     /// Nothing is written when the device work failed.
     pub fn finish(self, r: &mut [u64]) -> Result<()> {
-        if r.len() != self.out.len() {
-            return invalid!("output of {} limbs for a product of {}", r.len(), self.out.len());
+        if r.len() != self.total {
+            return invalid!("output of {} limbs for a product of {}", r.len(), self.total);
         }
+        let Product { dev, work, total, trace } = self;
         shield("GPU big-integer product", || {
             let t3 = Instant::now();
-            self.stream.synchronize().map_err(|e| driver_err("GPU product (kernels)", e))?;
+            work.stream.synchronize().map_err(|e| driver_err("GPU product (kernels)", e))?;
             let t4 = Instant::now();
             {
-                let dev = device::current()?;
                 let mut g = lock_ring(&dev)?;
-                download(g.as_mut().expect("allocated"), &self.stream, &self.out, r)?;
+                download(g.as_mut().expect("allocated"), &work.stream, &work.out.slice(..total), r)?;
             }
-            if let Some((t0, t2, _)) = self.trace {
+            work.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
+            if let Some((t0, t2)) = trace {
                 eprintln!(
-                    "GPMP_TRACE gpu bigmul: device wait {:.3} ms (upload DMA tail + kernels), download + copy {:.3} ms, total {:.3} ms (from start: {:.3} ms after upload)",
+                    "GPMP_TRACE gpu bigmul: host until the wait {:.3} ms, device wait {:.3} ms (upload DMA tail + kernels), download + copy {:.3} ms, total {:.3} ms",
+                    ms(t2, t3),
                     ms(t3, t4),
                     ms(t4, Instant::now()),
-                    ms(t0, Instant::now()),
-                    ms(t2, t3)
+                    ms(t0, Instant::now())
                 );
             }
+            work.keep(&dev);
             Ok(())
         })
     }
@@ -405,97 +488,102 @@ fn grid(m: usize, nt: u32, y: u32) -> Result<LaunchConfig> {
     Ok(LaunchConfig { grid_dim: (x as u32, y, 1), block_dim: (nt, 1, 1), shared_mem_bytes: 0 })
 }
 
-/// Enqueues steps 2–4 on device-resident operands a (la limbs) and b (`None`: a square) and returns
-/// the product's la + lb limbs on the device.
-fn compute(s: &Setup, stream: &Arc<CudaStream>, logn: u32, da: &CudaSlice<u64>, db: Option<(&CudaSlice<u64>, usize)>, la: usize) -> Result<CudaSlice<u64>> {
-    let n = 1usize << logn;
-    let lb = db.map_or(la, |d| d.1);
-    let (total, clen) = (la + lb, la + lb - 1);
-    let alloc = |len: usize| -> Result<CudaSlice<u64>> {
-        // SAFETY: u64 words, written before they are read.
-        unsafe { stream.alloc::<u64>(len.max(1)) }.map_err(|e| driver_err("cuMemAlloc", e))
-    };
-    let rows_per = if db.is_some() { 2 } else { 1 };
-    let mut rows = [alloc(rows_per * n)?, alloc(rows_per * n)?, alloc(rows_per * n)?];
-    let mut scratch = alloc(rows_per * n)?;
-    let launch_err = |what: &'static str| move |e: cudarc::driver::DriverError| driver_err(what, e);
-    // 2. residues
-    for (src, len, off) in [(da, la, 0usize)].into_iter().chain(db.map(|(d, l)| (d, l, n))) {
-        let (lenu, nu, offu) = (len as u64, n as u64, off as u64);
-        let [r0, r1, r2] = &mut rows;
+fn launch_err(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Error {
+    move |e| driver_err(what, e)
+}
+
+/// Steps 2–3a for one operand of `len` limbs in `src`: its residues mod the three primes into
+/// `rows` (zero-padded to n), forward-transformed.
+fn forward(s: &Setup, stream: &Arc<CudaStream>, src: &CudaSlice<u64>, len: usize, rows: &mut [CudaSlice<u64>; 3], scratch: &mut CudaSlice<u64>) -> Result<()> {
+    let n = scratch.len();
+    {
+        let (lenu, nu, off) = (len as u64, n as u64, 0u64);
+        let [r0, r1, r2] = &mut *rows;
         let mut b = stream.launch_builder(&s.funcs[0]);
-        b.arg(src).arg(&lenu).arg(&nu).arg(r0).arg(r1).arg(r2).arg(&offu).arg(&s.p[0]).arg(&s.p[1]).arg(&s.p[2]);
-        // SAFETY: matches `residues`; src holds len words, each row off + n ≤ rows_per·n.
+        b.arg(src).arg(&lenu).arg(&nu).arg(r0).arg(r1).arg(r2).arg(&off).arg(&s.p[0]).arg(&s.p[1]).arg(&s.p[2]);
+        // SAFETY: matches `residues`; src holds ≥ len words, each row n.
         unsafe { b.launch(grid(n, NT, 1)?) }.map_err(launch_err("residues launch"))?;
     }
-    // 3. transforms and pointwise products
     for (row, plan) in rows.iter_mut().zip(&s.fwd) {
-        if plan.run(stream, rows_per, row, &mut scratch)? {
-            std::mem::swap(row, &mut scratch);
+        if plan.run(stream, 1, row, scratch)? {
+            std::mem::swap(row, scratch);
         }
     }
+    Ok(())
+}
+
+/// Steps 3b–4 on the forward-transformed rows of `w`: pointwise products (a² when `square`),
+/// inverse transforms, CRT and carries into `w.out[..total]`.
+fn finish_device(s: &Setup, w: &mut Work, square: bool, total: usize) -> Result<()> {
+    let stream = &w.stream;
+    let n = w.scratch.len();
     {
-        let (nu, sq) = (n as u64, i32::from(db.is_none()));
-        let [r0, r1, r2] = &mut rows;
+        let (nu, sq) = (n as u64, i32::from(square));
+        let rb = if square { &w.ra } else { &w.rb };
         let mut b = stream.launch_builder(&s.funcs[1]);
-        b.arg(r0).arg(r1).arg(r2).arg(&nu).arg(&s.d_mont).arg(&sq);
-        // SAFETY: matches `pointwise`; rows hold rows_per·n words (n read when squaring).
+        b.arg(&w.ra[0]).arg(&w.ra[1]).arg(&w.ra[2]).arg(&rb[0]).arg(&rb[1]).arg(&rb[2]).arg(&nu).arg(&s.d_mont).arg(&sq);
+        // SAFETY: matches `pointwise`; every row holds n words.
         unsafe { b.launch(grid(n, NT, 3)?) }.map_err(launch_err("pointwise launch"))?;
     }
-    for (row, plan) in rows.iter_mut().zip(&s.inv) {
-        if plan.run(stream, 1, row, &mut scratch)? {
-            std::mem::swap(row, &mut scratch);
+    for (row, plan) in w.ra.iter_mut().zip(&s.inv) {
+        if plan.run(stream, 1, row, &mut w.scratch)? {
+            std::mem::swap(row, &mut w.scratch);
         }
     }
-    drop(scratch);
-    // 4. CRT and carries
-    let threads = total.div_ceil(E);
-    let blocks = threads.div_ceil(NT as usize);
-    let out = alloc(total)?;
-    // SAFETY: bytes, written by crt_carry before being read.
-    let bytes = |len: usize| unsafe { stream.alloc::<u8>(len.max(1)) }.map_err(launch_err("cuMemAlloc"));
-    let flags = bytes(blocks * NT as usize)?;
-    let agg = bytes(blocks)?;
+    let blocks = carry_blocks(total);
     {
-        let (cu_, tu) = (clen as u64, total as u64);
+        let (clen, tu) = ((total - 1) as u64, total as u64);
         let mut b = stream.launch_builder(&s.funcs[2]);
-        b.arg(&rows[0]).arg(&rows[1]).arg(&rows[2]).arg(&cu_).arg(&tu).arg(&s.d_garner).arg(&out).arg(&flags).arg(&agg);
-        // SAFETY: matches `crt_carry`; rows hold ≥ n ≥ clen words, out total, flags blocks·NT, agg blocks.
+        b.arg(&w.ra[0]).arg(&w.ra[1]).arg(&w.ra[2]).arg(&clen).arg(&tu).arg(&s.d_garner).arg(&w.out).arg(&w.flags).arg(&w.agg);
+        // SAFETY: matches `crt_carry`; rows hold n ≥ clen words, out n + 1 ≥ total, flags and agg
+        // are sized for carry_blocks(n + 1) ≥ blocks.
         unsafe { b.launch(grid(blocks * NT as usize, NT, 1)?) }.map_err(launch_err("crt_carry launch"))?;
     }
     {
         let nb = blocks as u64;
         let mut b = stream.launch_builder(&s.funcs[3]);
-        b.arg(&agg).arg(&nb);
-        // SAFETY: matches `carry_scan`; agg holds nb bytes.
+        b.arg(&w.agg).arg(&nb);
+        // SAFETY: matches `carry_scan`; agg holds ≥ nb bytes.
         unsafe { b.launch(grid(SCAN_NT as usize, SCAN_NT, 1)?) }.map_err(launch_err("carry_scan launch"))?;
     }
     {
         let tu = total as u64;
         let mut b = stream.launch_builder(&s.funcs[4]);
-        b.arg(&out).arg(&tu).arg(&flags).arg(&agg);
-        // SAFETY: matches `carry_apply`; flags holds blocks·NT bytes, agg blocks, out total words.
+        b.arg(&w.out).arg(&tu).arg(&w.flags).arg(&w.agg);
+        // SAFETY: matches `carry_apply`; flags holds ≥ blocks·NT bytes, agg ≥ blocks, out ≥ total words.
         unsafe { b.launch(grid(blocks * NT as usize, NT, 1)?) }.map_err(launch_err("carry_apply launch"))?;
     }
-    Ok(out)
+    Ok(())
 }
 
-/// Kernel-only time of |a|·|b| on the current device in milliseconds (steps 2–4 on device-resident
-/// operands, including the per-call device allocations; CUDA events, median of `reps` after a
-/// warm-up run).
+/// Kernel-only time of |a|·|b| on the current device in milliseconds: steps 2–4 on device-resident
+/// operands (kept buffers, as a repeated call of that length uses); CUDA events, median of `reps`
+/// after a warm-up run.
 pub fn time_device(a: &[u64], b: &[u64], reps: usize) -> Result<f64> {
     if a.is_empty() || b.is_empty() {
         return invalid!("the GPU product needs non-empty operands");
     }
     let dev = device::current()?;
     shield("GPU big-integer product timing", || {
-        let stream = dev.stream()?;
-        let logn = (a.len() + b.len() - 1).next_power_of_two().max(2).trailing_zeros();
-        let s = setup(&dev, &stream, logn)?;
-        let up = |x: &[u64]| stream.clone_htod(x).map_err(|e| driver_err("cuMemcpyHtoD", e));
-        let da = up(a)?;
-        let db = if std::ptr::eq(a, b) { None } else { Some(up(b)?) };
-        super::autotune::time_ms(&stream, reps, || compute(&s, &stream, logn, &da, db.as_ref().map(|d| (d, b.len())), a.len()).map(drop))
+        let total = a.len() + b.len();
+        let logn = (total - 1).next_power_of_two().max(2).trailing_zeros();
+        let mut w = Work::take(&dev, logn)?;
+        let s = setup(&dev, &w.stream, logn)?;
+        let square = std::ptr::eq(a, b);
+        for (x, d) in [a, b].iter().zip(w.inp.iter_mut()) {
+            w.stream.memcpy_htod(*x, &mut d.slice_mut(..x.len())).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+        }
+        let stream = Arc::clone(&w.stream);
+        let ms = super::autotune::time_ms(&stream, reps, || {
+            for i in 0..if square { 1 } else { 2 } {
+                let Work { stream, inp, ra, rb, scratch, .. } = &mut w;
+                forward(&s, stream, &inp[i], [a.len(), b.len()][i], if i == 0 { ra } else { rb }, scratch)?;
+            }
+            finish_device(&s, &mut w, square, total)
+        })?;
+        stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
+        w.keep(&dev);
+        Ok(ms)
     })
 }
 
