@@ -3,8 +3,9 @@
 use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, view, views_of_array, write_ints, write_list};
 use super::gpmp_status;
 use super::status::guard;
-use crate::int::{batch, mul_mag_routed, IntRef, ZList};
-use crate::{invalid, runtime, Result};
+use crate::int::{batch, gpu_route, IntRef, ZList};
+use crate::{invalid, runtime, Error, Result};
+use gmp_mpfr_sys::gmp;
 
 /// The view of a single `mpz_t` argument.
 ///
@@ -112,8 +113,9 @@ pub unsafe extern "C" fn gpmp_mpz_powm_n(r: *mut mpz_t, base: *const mpz_t, exp:
     elementwise("gpmp_mpz_powm_n", r, &[(base, "base"), (exp, "exp")], n, |v| batch::powm(&v[0], &v[1], mv?))
 }
 
-/// r = a·b (GMP below its crossover, a multi-threaded NTT product above; under
-/// `GPMP_BACKEND_GPU` the GPU's multi-modular product from 768 limbs, while AUTO stays on the CPU).
+/// r = a·b (GMP below its crossover, a multi-threaded NTT product above; the GPU product of
+/// `gpu::bigmul` under `GPMP_BACKEND_GPU` from 768 limbs, under AUTO from 2^13 limbs when a GPU is
+/// usable: `int::gpu_route`).
 /// r may be a or b.
 ///
 /// # Safety
@@ -135,12 +137,35 @@ pub unsafe extern "C" fn gpmp_mpz_sqr(r: mpz_ptr, a: mpz_srcptr) -> gpmp_status 
     })
 }
 
-/// r = a·b (a and b the same view: a square).
+/// r = a·b (a and b the same view: a square). On the GPU route the operands are uploaded first
+/// (r may alias them), then r is grown on this thread (value kept) and, once the device work has
+/// succeeded, the product's limbs are downloaded straight into it.
 unsafe fn product(r: mpz_ptr, a: IntRef, b: IntRef) -> Result<()> {
     if r.is_null() {
         return invalid!("r is NULL");
     }
-    let p = runtime::install(|| mul_mag_routed(a.mag, b.mag))?;
+    let (la, lb) = (a.mag.len(), b.mag.len());
+    if la > 0 && lb > 0 && gpu_route(la, lb)? {
+        let n = la + lb;
+        if n > i32::MAX as usize {
+            return Err(Error::SizeTooLarge(format!("a product of {n} limbs exceeds GMP's limit")));
+        }
+        // Under AUTO a failure before r is touched (device memory, say) falls back to the CPU.
+        match runtime::install(|| crate::gpu::bigmul::start(a.mag, b.mag)) {
+            Ok(job) => {
+                // a and b are no longer read: growing r (which may be a or b) is safe.
+                let d = gmp::mpz_limbs_modify(r, n as _);
+                let out = std::slice::from_raw_parts_mut(d, n);
+                runtime::install(|| job.finish(out))?;
+                let size = if a.neg != b.neg { -(n as i64) } else { n as i64 };
+                gmp::mpz_limbs_finish(r, size as _);
+                return Ok(());
+            }
+            Err(_) if runtime::backend() == runtime::Backend::Auto => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let p = runtime::install(|| crate::int::mul_mag(a.mag, b.mag))?;
     let neg = a.neg != b.neg;
     write_ints(1, |_| IntRef::new(neg, &p), array_slots(r))
 }

@@ -32,6 +32,9 @@ pub static ZVEC: Source = Source { name: "zvec.cu", text: include_str!("../../ke
 /// `kernels/multimod.cu`: residues, pointwise products and Garner's CRT of the GPU Z\[x\] product.
 pub static MULTIMOD: Source = Source { name: "multimod.cu", text: include_str!("../../kernels/multimod.cu"), int128: false };
 
+/// `kernels/bigmul.cu`: residues, pointwise products, CRT and carry resolution of one big-integer product.
+pub static BIGMUL: Source = Source { name: "bigmul.cu", text: include_str!("../../kernels/bigmul.cu"), int128: false };
+
 /// A source and its `-D` defines: one compiled module.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Spec {
@@ -40,7 +43,7 @@ pub struct Spec {
 }
 
 fn source(name: &str) -> Result<&'static Source> {
-    [&NTT, &GFPF, &ZVEC, &MULTIMOD].into_iter().find(|s| s.name == name).ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
+    [&NTT, &GFPF, &ZVEC, &MULTIMOD, &BIGMUL].into_iter().find(|s| s.name == name).ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
 }
 
 /// Every specialisation the library can request (`gpmp_gpu_warmup` loads them all; CI compiles them).
@@ -49,6 +52,7 @@ pub fn all_specs() -> Vec<Spec> {
     v.extend(super::gfpf::specs());
     v.extend(super::zvec::specs());
     v.extend(super::multimod::specs());
+    v.extend(super::bigmul::specs());
     v
 }
 

@@ -22,7 +22,7 @@ mod zvec;
 
 pub use alloc::{try_zeroed, try_zeroed_words};
 pub use mpz::{Mpz, MpzView};
-pub use mul::{limb_views, mul_mag, mul_mag_routed, NTT_MUL_MIN_LIMBS};
+pub use mul::{gpu_route, limb_views, mul_mag, GPU_AUTO_MIN_LIMBS, NTT_MUL_MIN_LIMBS};
 pub use ntt_mul::ntt_mul;
 pub use pack::{pack_signed, unpack_signed};
 pub use shifted_sum::sum_shifted;

@@ -1,6 +1,7 @@
 //! Products of unsigned limb vectors: the building block of Kronecker substitution and of
 //! `gpmp_mpz_mul`. GMP's `mpn_mul` below [`NTT_MUL_MIN_LIMBS`], the parallel multi-modular NTT
-//! product ([`super::ntt_mul`]) above.
+//! product ([`super::ntt_mul`]) above; [`gpu_route`] decides when `gpmp_mpz_mul` goes to the GPU
+//! ([`crate::gpu::bigmul`]).
 use super::ntt_mul::ntt_mul;
 use super::try_zeroed_words;
 use crate::Result;
@@ -26,48 +27,18 @@ pub fn mul_mag(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
     Ok(r)
 }
 
-/// |a|·|b| for `gpmp_mpz_mul`: [`mul_mag`], or with `Backend::Gpu` and a shorter operand of at
-/// least [`NTT_MUL_MIN_LIMBS`] limbs the GPU's multi-modular product ([`gpu_mul`]). `Backend::Auto`
-/// stays on the CPU: the crossover is not measured yet.
-pub fn mul_mag_routed(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
-    if a.len().min(b.len()) >= NTT_MUL_MIN_LIMBS && crate::runtime::on_gpu(false)? {
-        return gpu_mul(a, b);
-    }
-    mul_mag(a, b)
-}
+/// Shorter-operand length (limbs) from which `Backend::Auto` sends `gpmp_mpz_mul` to the GPU:
+/// measured end to end on the H100 host against gpmp's CPU product on its 16 cores (balanced, ms
+/// GPU/CPU, bench/results/gpu-h100.md): 2^12 limbs 0.30/0.18, 2^13 0.28/0.35, 2^14 0.39/0.44,
+/// 2^16 0.66/2.00.
+pub const GPU_AUTO_MIN_LIMBS: usize = 1 << 13;
 
-/// |a|·|b| on the GPU (a, b non-empty): the limbs are the coefficients of two polynomials at
-/// x = 2^64, multiplied exactly by [`crate::gpu::multimod`] (coefficients below
-/// min(len)·2^128, three 62-bit primes), then r = Σ h_i·2^(64i) by one carry pass on the host.
-pub fn gpu_mul(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
-    use super::{limb_views as views, product_bits};
-    let mut r = try_zeroed_words(a.len() + b.len())?;
-    if a.is_empty() || b.is_empty() {
-        return Ok(r);
-    }
-    let av = views(a)?;
-    let bv = if std::ptr::eq(a, b) { None } else { Some(views(b)?) };
-    let bits = product_bits(64, 64, a.len(), b.len());
-    let h = crate::gpu::multimod::mul_bits(&av, bv.as_deref().unwrap_or(&av), bits)?;
-    // acc holds the part of Σ h_j·2^(64(j−i)) not yet written: below 2^(bits+1) ≤ 2^192.
-    let mut acc = [0u64; 4];
-    for (i, ri) in r.iter_mut().enumerate() {
-        if i < h.len() {
-            let c = h.get(i);
-            debug_assert!(!c.neg, "a product of non-negative polynomials");
-            let mut carry = 0u64;
-            for (j, a) in acc.iter_mut().enumerate() {
-                let (s1, o1) = a.overflowing_add(c.mag.get(j).copied().unwrap_or(0));
-                let (s2, o2) = s1.overflowing_add(carry);
-                *a = s2;
-                carry = (o1 as u64) + (o2 as u64);
-            }
-        }
-        *ri = acc[0];
-        acc = [acc[1], acc[2], acc[3], 0];
-    }
-    debug_assert!(acc == [0; 4], "the product fits in len a + len b limbs");
-    Ok(r)
+/// Whether a product of la × lb limbs runs on the GPU ([`crate::gpu::bigmul`]): with `Backend::Gpu`
+/// from a shorter operand of [`NTT_MUL_MIN_LIMBS`] limbs, with `Backend::Auto` from
+/// [`GPU_AUTO_MIN_LIMBS`].
+pub fn gpu_route(la: usize, lb: usize) -> Result<bool> {
+    let m = la.min(lb);
+    Ok(m >= NTT_MUL_MIN_LIMBS && crate::runtime::on_gpu(m >= GPU_AUTO_MIN_LIMBS)?)
 }
 
 /// Each limb of x as a non-negative one-limb integer (the coefficients of x read as a polynomial
@@ -149,6 +120,14 @@ mod tests {
         assert_eq!(count(NTT_MUL_MIN_LIMBS), 3);
         assert_eq!(count(1 << 21), 3);
         assert_eq!(count((1 << 21) + 1), 4);
+    }
+
+    /// |a|·|b| on the GPU as a vector of a.len() + b.len() limbs.
+    #[cfg(feature = "gpu-tests")]
+    fn gpu_mul(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
+        let mut r = vec![0; a.len() + b.len()];
+        crate::gpu::bigmul::mul_into(a, b, &mut r)?;
+        Ok(r)
     }
 
     #[cfg(feature = "gpu-tests")]
