@@ -10,10 +10,12 @@
 //! Each GPU result is checked against the CPU on sampled elements. The bound column counts 64×64
 //! multiply-adds (CIOS: 2L² per Montgomery product) at the H100's measured 1.79e12 64×64→128
 //! products/s (../shared/reference/peers-and-limits.md §5).
-//!   usage: gpu_zmod [reps] [log2 n mulmod] [log2 n powm 1024] [log2 n powm 2048]   (default 5 20 20 18)
+//!   usage: gpu_zmod [reps] [log2 n mulmod] [log2 n powm 1024] [log2 n powm 2048] [resident]
+//!          (default 5 20 20 18; `resident`: the first table only; env GPMP_ZMOD_SQR=0: powm
+//!          squaring by the generic Montgomery product)
 use gpmp::gpu::{device, zmod};
 use gpmp::int::{batch, IntRef, ZList, ZVec};
-use gpmp::runtime;
+use gpmp::runtime::{self, Backend};
 use std::time::Instant;
 
 #[path = "common.rs"]
@@ -38,6 +40,14 @@ fn vec_on(x: &[IntRef], bits: u64, dev: bool) -> ZVec {
     v
 }
 
+/// f under the CPU backend (AUTO would send large powm batches to the GPU).
+fn on_cpu<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    runtime::set_backend(Backend::Cpu).unwrap();
+    let r = runtime::install(f);
+    runtime::set_backend(Backend::Auto).unwrap();
+    r
+}
+
 /// Seconds per call of f, over `reps` calls after one warm-up, with `sync` after the last.
 fn per_call<T>(reps: usize, mut f: impl FnMut() -> T, sync: impl Fn(&T)) -> f64 {
     let w = f();
@@ -59,10 +69,13 @@ fn check(got: &ZList, want: impl Fn(usize) -> ZList, n: usize, what: &str) {
     }
 }
 
-/// Montgomery products per powm with e-bit exponents and 4-bit windows: e squarings, e/4 window
-/// products, 14 table products, 1 conversion in (base), 1 out.
-fn monts_per_powm(e: u64) -> f64 {
-    (e + e / 4 + 14 + 2) as f64
+/// 64×64 multiply-adds per powm with e-bit exponents, L-limb modulus, 4-bit windows: e squarings
+/// (1.5L² + L/2 each with the SOS squaring of L ≤ 16, else 2L²), and 2L² for each of the e/4 window
+/// products, 14 table products, the base's entry into Montgomery form and the final exit.
+fn madds_per_powm(e: u64, l: u64) -> f64 {
+    let sqr = l <= 16 && std::env::var("GPMP_ZMOD_SQR").map_or(true, |v| v.trim() != "0");
+    let sq = if sqr { 3 * l * l / 2 + l / 2 } else { 2 * l * l };
+    (e * sq + (e / 4 + 16) * 2 * l * l) as f64
 }
 
 const MADD_RATE: f64 = 1.79e12;
@@ -100,7 +113,7 @@ fn main() {
         let sync = |v: &ZVec| v.synchronize().unwrap();
         let tk = per_call(reps, || ZVec::mulmod(&r, &a, &b, mv).unwrap(), sync);
         let got = ZVec::mulmod(&r, &a, &b, mv).unwrap().to_list().unwrap();
-        check(&got, |i| batch::mulmod(&xa[i..=i], &xb[i..=i], mv).unwrap(), n, "mulmod");
+        check(&got, |i| on_cpu(|| batch::mulmod(&xa[i..=i], &xb[i..=i], mv).unwrap()), n, "mulmod");
         let te = per_call(
             1,
             || {
@@ -110,7 +123,7 @@ fn main() {
             },
             |_| (),
         );
-        let tc = per_call(1, || runtime::install(|| batch::mulmod(&xa, &xb, mv).unwrap()), |_| ());
+        let tc = per_call(1, || on_cpu(|| batch::mulmod(&xa, &xb, mv).unwrap()), |_| ());
         let bound = MADD_RATE / (3.0 * 2.0 * lf * lf);
         println!(
             "| {bits} | mulmod | 2^{} | {:.3} | {:.3e} | {:.3e} | {:.2} | {:.2} | {:.3e} | {:.1} |",
@@ -133,35 +146,46 @@ fn main() {
         got.synchronize().unwrap();
         let tk = s.elapsed().as_secs_f64();
         let got = got.to_list().unwrap();
-        check(&got, |i| batch::powm(&xa[i..=i], &xe[i..=i], mv).unwrap(), n, "powm");
+        check(&got, |i| on_cpu(|| batch::powm(&xa[i..=i], &xe[i..=i], mv).unwrap()), n, "powm");
         let nc = 4096.min(n);
-        let tc = per_call(1, || runtime::install(|| batch::powm(&xa[..nc], &xe[..nc], mv).unwrap()), |_| ()) / nc as f64;
-        let bound = MADD_RATE / (monts_per_powm(bits) * 2.0 * lf * lf);
+        let tc = per_call(1, || on_cpu(|| batch::powm(&xa[..nc], &xe[..nc], mv).unwrap()), |_| ()) / nc as f64;
+        let bound = MADD_RATE / madds_per_powm(bits, l as u64);
         println!(
             "| {bits} | powm | 2^{} | {:.1} | {:.3e} | {:.3e} | {:.2} | – | {:.3e} ({nc} elements) | {:.1} |",
             n.trailing_zeros(), tk * 1e3, n as f64 / tk, bound, n as f64 / tk / bound, 1.0 / tc, tc * n as f64 / tk
         );
     }
+    if std::env::args().any(|a| a == "resident") {
+        return;
+    }
     // mpz_*_n routes: GPU (upload, kernel, download) against the CPU, for AUTO's threshold
-    println!("\nThe gpmp_mpz_mulmod_n/_powm_n GPU route (gpu::zmod::batch: views → device → ZList) against the CPU batch (GMP, {} threads), 1024-bit full-size operands:\n", runtime::num_threads());
-    println!("| op | n | CPU ms | GPU route ms | CPU / GPU |");
-    println!("|---|---|---|---|---|");
-    let bits = 1024u64;
-    let l = 16;
-    let mut m: Vec<u64> = (0..l).map(|_| rng.next()).collect();
-    m[0] |= 1;
-    m[l - 1] |= 1 << 63;
-    let mv = IntRef::new(false, &m);
-    for (pow, logs) in [(false, [10usize, 12, 14, 16, 18, 20]), (true, [4, 6, 8, 10, 12, 14])] {
-        for logn in logs {
+    println!("\nThe gpmp_mpz_mulmod_n/_powm_n GPU route (gpu::zmod::batch: views → device → ZList) against the CPU batch (GMP, {} threads), full-size odd modulus (top bit set), full-size operands and exponents of the given bits:\n", runtime::num_threads());
+    println!("| op | m bits | e bits | n | CPU ms | GPU route ms | CPU / GPU |");
+    println!("|---|---|---|---|---|---|---|");
+    let cases: [(bool, u64, u64, &[usize]); 6] = [
+        (false, 1024, 0, &[10, 12, 14, 16, 18, 20]),
+        (true, 256, 256, &[8, 10, 12, 14]),
+        (true, 512, 512, &[6, 8, 10, 12, 14]),
+        (true, 1024, 64, &[8, 10, 12, 14]),
+        (true, 1024, 1024, &[4, 6, 8, 10, 12, 14]),
+        (true, 2048, 2048, &[6, 8, 10, 12]),
+    ];
+    for (pow, bits, ebits, logs) in cases {
+        let l = (bits / 64) as usize;
+        let mut m: Vec<u64> = (0..l).map(|_| rng.next()).collect();
+        m[0] |= 1;
+        m[l - 1] |= 1 << 63;
+        let mv = IntRef::new(false, &m);
+        for &logn in logs {
             let n = 1usize << logn;
             let (ma, sa) = random(&mut rng, n, bits, !pow);
-            let (mb, sb) = random(&mut rng, n, bits, !pow);
-            let (xa, xb) = (views(&ma, &sa, l), views(&mb, &sb, l));
+            let (mb, sb) = if pow { random(&mut rng, n, ebits, false) } else { random(&mut rng, n, bits, true) };
+            let lb = if pow { (ebits / 64) as usize } else { l };
+            let (xa, xb) = (views(&ma, &sa, l), views(&mb, &sb, lb));
             let r = if pow { 1 } else { 3 };
-            let cpu = per_call(r, || runtime::install(|| if pow { batch::powm(&xa, &xb, mv) } else { batch::mulmod(&xa, &xb, mv) }.unwrap()), |_| ());
+            let cpu = per_call(r, || on_cpu(|| if pow { batch::powm(&xa, &xb, mv) } else { batch::mulmod(&xa, &xb, mv) }.unwrap()), |_| ());
             let gpu = per_call(r, || runtime::install(|| zmod::batch(&xa, &xb, &m, pow).unwrap()), |_| ());
-            println!("| {} | 2^{logn} | {:.3} | {:.3} | {:.2} |", if pow { "powm" } else { "mulmod" }, cpu * 1e3, gpu * 1e3, cpu / gpu);
+            println!("| {} | {bits} | {} | 2^{logn} | {:.3} | {:.3} | {:.2} |", if pow { "powm" } else { "mulmod" }, if pow { ebits.to_string() } else { "–".into() }, cpu * 1e3, gpu * 1e3, cpu / gpu);
         }
     }
 }

@@ -15,7 +15,7 @@ use crate::int::{mag_bits, max_bits, normalized, IntRef, ZList, ZVec};
 use crate::{invalid, Error, Result};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use gmp_mpfr_sys::gmp;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Threads per block (`NT` in the kernel).
 const NT: u32 = 128;
@@ -33,8 +33,15 @@ pub fn spec_limbs(l: usize) -> Option<usize> {
     }
 }
 
+/// Whether powm squares with the unrolled SOS squaring (`SQR` in the kernel; L ≤ 16): on unless env
+/// `GPMP_ZMOD_SQR=0` (for measurement).
+fn sqr(l: usize) -> bool {
+    static OFF: OnceLock<bool> = OnceLock::new();
+    l <= 16 && !*OFF.get_or_init(|| std::env::var("GPMP_ZMOD_SQR").is_ok_and(|v| v.trim() == "0"))
+}
+
 fn spec(l: usize) -> Spec {
-    Spec { source: "zmod.cu", defines: vec![("L", l as i64), ("NT", NT as i64)] }
+    Spec { source: "zmod.cu", defines: vec![("L", l as i64), ("NT", NT as i64), ("SQR", i64::from(sqr(l)))] }
 }
 
 /// Every specialisation this module can request.
@@ -150,6 +157,26 @@ pub fn powm(base: &DevVec, exp: &DevVec, m: &[u64], bits: u64) -> Result<DevVec>
     launch("zm_powm", base, exp, m, bits, true)
 }
 
+/// `gpmp_mpz_powm_n` under AUTO goes to the GPU from this many elements ...
+pub const POWM_AUTO_MIN_N: usize = 1 << 10;
+/// ... when the average work per element, bits(m)²·bits(e), is at least this (512-bit m and e).
+pub const POWM_AUTO_MIN_WORK: f64 = (1u64 << 27) as f64;
+
+/// AUTO's rule for `gpmp_mpz_powm_n` (odd m, [`supports`]): n ≥ [`POWM_AUTO_MIN_N`] and average
+/// bits(m)²·bits(e) ≥ [`POWM_AUTO_MIN_WORK`]. Measured on the H100 host (bench/results/gpu-h100.md,
+/// `gpu_zmod`): the device holds one element's powm in one thread, ~13 ms at 1024 bits, about 26
+/// times GMP's time on one core, so it wins from n of a few hundred once the work per element
+/// hides the transfers (1024-bit m and e: CPU/GPU 0.65 at n = 2^8, 2.5 at 2^10, 37 at 2^14).
+pub fn powm_auto_wins(m: &[u64], exp: &[IntRef]) -> bool {
+    let n = exp.len();
+    if n < POWM_AUTO_MIN_N {
+        return false;
+    }
+    let mb = mag_bits(m) as f64;
+    let eb: u64 = exp.iter().map(|e| e.bits()).sum();
+    mb * mb * (eb as f64 / n as f64) >= POWM_AUTO_MIN_WORK
+}
+
 /// `x` in a new device zvec of max_bits(x) bits.
 fn upload(x: &[IntRef]) -> Result<ZVec> {
     let mut v = ZVec::zeros_on(x.len(), max_bits(x).max(1), true)?;
@@ -225,6 +252,17 @@ mod tests {
             }
         }
         assert!(powers(&[1], 1, 1).is_err() && powers(&[3, 3], 1, 1).is_err());
+    }
+
+    #[test]
+    fn powm_auto_rule() {
+        let m = [u64::MAX; 8]; // 512 bits
+        let (e512, e64) = ([u64::MAX; 8], [u64::MAX]);
+        let (e512, e64) = (IntRef::new(false, &e512), IntRef::new(false, &e64));
+        assert!(powm_auto_wins(&m, &vec![e512; POWM_AUTO_MIN_N]));
+        assert!(!powm_auto_wins(&m, &vec![e512; POWM_AUTO_MIN_N - 1]));
+        assert!(!powm_auto_wins(&m, &vec![e64; 1 << 16]));
+        assert!(!powm_auto_wins(&m[..4], &vec![e512; 1 << 16]));
     }
 
     #[cfg(feature = "gpu-tests")]
