@@ -11,8 +11,7 @@
 //! multiply-adds (CIOS: 2L² per Montgomery product) at the H100's measured 1.79e12 64×64→128
 //! products/s (../shared/reference/peers-and-limits.md §5).
 //!   usage: gpu_zmod [reps] [log2 n mulmod] [log2 n powm 1024] [log2 n powm 2048] [resident]
-//!          (default 5 20 20 18; `resident`: the first table only; env GPMP_ZMOD_SQR=0: powm
-//!          squaring by the generic Montgomery product)
+//!          (default 5 20 20 18; `resident`: the first table only)
 use gpmp::gpu::{device, zmod};
 use gpmp::int::{batch, IntRef, ZList, ZVec};
 use gpmp::runtime::{self, Backend};
@@ -69,13 +68,11 @@ fn check(got: &ZList, want: impl Fn(usize) -> ZList, n: usize, what: &str) {
     }
 }
 
-/// 64×64 multiply-adds per powm with e-bit exponents, L-limb modulus, 4-bit windows: e squarings
-/// (1.5L² + L/2 each with the SOS squaring of L ≤ 16, else 2L²), and 2L² for each of the e/4 window
-/// products, 14 table products, the base's entry into Montgomery form and the final exit.
+/// 64×64 multiply-adds per powm with e-bit exponents, L-limb modulus, 4-bit windows: 2L² for each
+/// Montgomery product (CIOS): e squarings, e/4 window products, 14 table products, the base's entry
+/// into Montgomery form and the final exit.
 fn madds_per_powm(e: u64, l: u64) -> f64 {
-    let sqr = l <= 16 && std::env::var("GPMP_ZMOD_SQR").map_or(true, |v| v.trim() != "0");
-    let sq = if sqr { 3 * l * l / 2 + l / 2 } else { 2 * l * l };
-    (e * sq + (e / 4 + 16) * 2 * l * l) as f64
+    ((e + e / 4 + 16) * 2 * l * l) as f64
 }
 
 const MADD_RATE: f64 = 1.79e12;

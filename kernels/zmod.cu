@@ -18,13 +18,9 @@
 // self-contained inline-asm statement on 32-bit halves (no carry flag crosses statements); the rest
 // is plain 64-bit C (a sum carries iff it is below an addend).
 //
-// Defines: L (limbs of the padded modulus), NT (threads per block), SQR (1: powm squares with msqr,
-// every loop unrolled, for L ≤ 16).
+// Defines: L (limbs of the padded modulus), NT (threads per block).
 #ifndef L
 #define L 4
-#endif
-#ifndef SQR
-#define SQR 0
 #endif
 #ifndef NT
 #define NT 128
@@ -124,51 +120,6 @@ __device__ __forceinline__ void mont(u64 (&r)[L], const u64* a, u64 stride, unsi
 #pragma unroll
     for (int j = 0; j < L; ++j) r[j] = t[j];
 }
-
-#if SQR
-// a ← a²·R^(−1) mod m for a < m, with every loop unrolled (L ≤ 16): SOS (separated operand
-// scanning), the square as doubled cross products a_i a_j (i < j) plus the squares a_i², then L
-// reduction rows t ← t + q_i m 2^(64 i), q_i = t_i M' mod 2^64: 1.5 L² + L/2 multiply-adds against
-// mont's 2 L². The result (a² + Q m)/R < 2m.
-__device__ __forceinline__ void msqr(u64 (&a)[L], const Mod& P) {
-    u64 t[2 * L];
-#pragma unroll
-    for (int j = 0; j < 2 * L; ++j) t[j] = 0;
-#pragma unroll
-    for (int i = 0; i < L - 1; ++i) {
-        u64 c = 0;
-#pragma unroll
-        for (int j = i + 1; j < L; ++j) t[i + j] = madd(a[i], a[j], t[i + j], c);
-        t[i + L] = c;
-    }
-#pragma unroll
-    for (int j = 2 * L - 1; j > 0; --j) t[j] = t[j] << 1 | t[j - 1] >> 63;
-    t[0] <<= 1;
-    u64 c = 0;
-#pragma unroll
-    for (int i = 0; i < L; ++i) {
-        t[2 * i] = madd(a[i], a[i], t[2 * i], c);
-        t[2 * i + 1] += c;
-        c = t[2 * i + 1] < c;
-    }
-    u64 cc = 0;
-#pragma unroll
-    for (int i = 0; i < L; ++i) {
-        const u64 q = t[i] * P.minv;
-        c = 0;
-#pragma unroll
-        for (int j = 0; j < L; ++j) t[i + j] = madd(q, P.m[j], t[i + j], c);
-        u64 s = t[i + L] + c, c1 = s < c;
-        s += cc;
-        c1 |= s < cc;
-        t[i + L] = s;
-        cc = c1;
-    }
-#pragma unroll
-    for (int j = 0; j < L; ++j) a[j] = t[L + j];
-    sub_if_ge(a, cc, P);
-}
-#endif
 
 // v = (x + y) mod m for x, y < m (into x).
 __device__ __forceinline__ void addmod(u64 (&x)[L], const u64 (&y)[L], const Mod& P) {
@@ -279,14 +230,10 @@ extern "C" __global__ void __launch_bounds__(NT) zm_powm(
             if (started) {
 #pragma unroll 1
                 for (int q = 0; q < 4; ++q) {
-#if SQR
-                    msqr(acc, P);
-#else
                     u64 sq[L];
 #pragma unroll
                     for (int j = 0; j < L; ++j) sq[j] = acc[j];
                     mont(acc, sq, 1, L, acc, P);
-#endif
                 }
                 if (w) mont(acc, tab[w], 1, L, acc, P);
             } else if (w) {

@@ -15,7 +15,7 @@ use crate::int::{mag_bits, max_bits, normalized, IntRef, ZList, ZVec};
 use crate::{invalid, Error, Result};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use gmp_mpfr_sys::gmp;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// Threads per block (`NT` in the kernel).
 const NT: u32 = 128;
@@ -33,15 +33,8 @@ pub fn spec_limbs(l: usize) -> Option<usize> {
     }
 }
 
-/// Whether powm squares with the unrolled SOS squaring (`SQR` in the kernel; L ≤ 16): on unless env
-/// `GPMP_ZMOD_SQR=0` (for measurement).
-fn sqr(l: usize) -> bool {
-    static OFF: OnceLock<bool> = OnceLock::new();
-    l <= 16 && !*OFF.get_or_init(|| std::env::var("GPMP_ZMOD_SQR").is_ok_and(|v| v.trim() == "0"))
-}
-
 fn spec(l: usize) -> Spec {
-    Spec { source: "zmod.cu", defines: vec![("L", l as i64), ("NT", NT as i64), ("SQR", i64::from(sqr(l)))] }
+    Spec { source: "zmod.cu", defines: vec![("L", l as i64), ("NT", NT as i64)] }
 }
 
 /// Every specialisation this module can request.
@@ -159,14 +152,17 @@ pub fn powm(base: &DevVec, exp: &DevVec, m: &[u64], bits: u64) -> Result<DevVec>
 
 /// `gpmp_mpz_powm_n` under AUTO goes to the GPU from this many elements ...
 pub const POWM_AUTO_MIN_N: usize = 1 << 10;
-/// ... when the average work per element, bits(m)²·bits(e), is at least this (512-bit m and e).
-pub const POWM_AUTO_MIN_WORK: f64 = (1u64 << 27) as f64;
+/// ... when the average work per element, bits(m)²·bits(e), is at least this (256-bit m and e,
+/// the smallest measured case).
+pub const POWM_AUTO_MIN_WORK: f64 = (1u64 << 24) as f64;
 
 /// AUTO's rule for `gpmp_mpz_powm_n` (odd m, [`supports`]): n ≥ [`POWM_AUTO_MIN_N`] and average
 /// bits(m)²·bits(e) ≥ [`POWM_AUTO_MIN_WORK`]. Measured on the H100 host (bench/results/gpu-h100.md,
-/// `gpu_zmod`): the device holds one element's powm in one thread, ~13 ms at 1024 bits, about 26
-/// times GMP's time on one core, so it wins from n of a few hundred once the work per element
-/// hides the transfers (1024-bit m and e: CPU/GPU 0.65 at n = 2^8, 2.5 at 2^10, 37 at 2^14).
+/// `gpu_zmod`): one element's powm is one thread's work, ~10 ms at 1024 bits, some 25 times GMP's
+/// time on one core, so the device wins from a few hundred elements once the work per element
+/// hides the transfers. CPU (16 cores) / GPU end to end at n = 2^8 and 2^10: 0.82 and 2.7 (256-bit
+/// m and e), 1.1 and 3.7 (512), 1.6 and 2.5 (1024-bit m, 64-bit e), 1.1 and 3.8 (1024), 0.90 and
+/// 3.5 (2048); 38× at 2^14 × 1024 bits.
 pub fn powm_auto_wins(m: &[u64], exp: &[IntRef]) -> bool {
     let n = exp.len();
     if n < POWM_AUTO_MIN_N {
@@ -256,13 +252,13 @@ mod tests {
 
     #[test]
     fn powm_auto_rule() {
-        let m = [u64::MAX; 8]; // 512 bits
-        let (e512, e64) = ([u64::MAX; 8], [u64::MAX]);
-        let (e512, e64) = (IntRef::new(false, &e512), IntRef::new(false, &e64));
-        assert!(powm_auto_wins(&m, &vec![e512; POWM_AUTO_MIN_N]));
-        assert!(!powm_auto_wins(&m, &vec![e512; POWM_AUTO_MIN_N - 1]));
+        let m = [u64::MAX; 4]; // 256 bits
+        let (e256, e64) = ([u64::MAX; 4], [u64::MAX]);
+        let (e256, e64) = (IntRef::new(false, &e256), IntRef::new(false, &e64));
+        assert!(powm_auto_wins(&m, &vec![e256; POWM_AUTO_MIN_N]));
+        assert!(!powm_auto_wins(&m, &vec![e256; POWM_AUTO_MIN_N - 1]));
         assert!(!powm_auto_wins(&m, &vec![e64; 1 << 16]));
-        assert!(!powm_auto_wins(&m[..4], &vec![e512; 1 << 16]));
+        assert!(!powm_auto_wins(&m[..2], &vec![e256; 1 << 16]));
     }
 
     #[cfg(feature = "gpu-tests")]
