@@ -1,5 +1,6 @@
 //! Batched modular multiplication and exponentiation on the device (`gpmp_zvec_mulmod`/`_powm` on
-//! device vectors, `gpmp_mpz_mulmod_n`/`_powm_n` under `GPMP_BACKEND=gpu`) for an odd modulus m of
+//! device vectors, `gpmp_mpz_mulmod_n`/`_powm_n` under `GPMP_BACKEND=gpu`, and powm under AUTO by
+//! [`powm_auto_wins`]) for an odd modulus m of
 //! at most [`MAX_LIMBS`] limbs shared by the batch: `kernels/zmod.cu`, Montgomery arithmetic with
 //! R = 2^(64 L), one thread per element, specialised per padded limb count L of m ([`spec_limbs`]).
 //! Inputs of any sign and size are reduced on the device; results are canonical in [0, m), so
@@ -180,7 +181,7 @@ fn upload(x: &[IntRef]) -> Result<ZVec> {
     Ok(v)
 }
 
-/// The GPU route of `batch::mulmod` (`op` false) or `batch::powm` (`op` true): upload, kernel,
+/// The GPU route of `batch::mulmod` (`pow` false) or `batch::powm` (`pow` true): upload, kernel,
 /// download.
 pub fn batch(x: &[IntRef], y: &[IntRef], m: &[u64], pow: bool) -> Result<ZList> {
     let (vx, vy) = (upload(x)?, upload(y)?);
