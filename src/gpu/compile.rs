@@ -29,6 +29,9 @@ pub static GFPF: Source = Source { name: "gfpf.cu", text: include_str!("../../ke
 /// `kernels/zvec.cu`: element-wise integer arithmetic on word-major batches.
 pub static ZVEC: Source = Source { name: "zvec.cu", text: include_str!("../../kernels/zvec.cu"), int128: false };
 
+/// `kernels/zmod.cu`: Montgomery mulmod and powm on word-major batches.
+pub static ZMOD: Source = Source { name: "zmod.cu", text: include_str!("../../kernels/zmod.cu"), int128: false };
+
 /// `kernels/multimod.cu`: residues, pointwise products and Garner's CRT of the GPU Z\[x\] product.
 pub static MULTIMOD: Source = Source { name: "multimod.cu", text: include_str!("../../kernels/multimod.cu"), int128: false };
 
@@ -43,7 +46,7 @@ pub struct Spec {
 }
 
 fn source(name: &str) -> Result<&'static Source> {
-    [&NTT, &GFPF, &ZVEC, &MULTIMOD, &BIGMUL].into_iter().find(|s| s.name == name).ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
+    [&NTT, &GFPF, &ZVEC, &ZMOD, &MULTIMOD, &BIGMUL].into_iter().find(|s| s.name == name).ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
 }
 
 /// Every specialisation the library can request (`gpmp_gpu_warmup` loads them all; CI compiles them).
@@ -51,6 +54,7 @@ pub fn all_specs() -> Vec<Spec> {
     let mut v = super::ntt::specs();
     v.extend(super::gfpf::specs());
     v.extend(super::zvec::specs());
+    v.extend(super::zmod::specs());
     v.extend(super::multimod::specs());
     v.extend(super::bigmul::specs());
     v

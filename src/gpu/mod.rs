@@ -7,6 +7,7 @@
 //! - [`ntt`]: batched word-size NTTs on the device;
 //! - [`gfpf`]: the generalized Fermat prime field FFT and elementwise arithmetic on the device;
 //! - [`zvec`]: `gpmp_zvec` in device memory (element-wise integer arithmetic);
+//! - [`zmod`]: batched modular multiplication and exponentiation (Montgomery, odd moduli);
 //! - [`multimod`]: the multi-modular Z\[x\] product (`gpmp_poly_mul` on the GPU);
 //! - [`bigmul`]: one big-integer product, limbs in and limbs out (`gpmp_mpz_mul` on the GPU).
 //!
@@ -21,6 +22,7 @@ pub mod device;
 pub mod gfpf;
 pub mod multimod;
 pub mod ntt;
+pub mod zmod;
 pub mod zvec;
 
 use crate::{Error, Result};

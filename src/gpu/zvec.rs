@@ -77,17 +77,17 @@ fn function(dev: &Device, c: usize, name: &'static str) -> Result<CudaFunction> 
 pub struct DevVec {
     n: usize,
     bits: u64,
-    dev: Arc<Device>,
-    stream: Arc<CudaStream>,
+    pub(super) dev: Arc<Device>,
+    pub(super) stream: Arc<CudaStream>,
     /// n·L limbs (at least one word: empty allocations are avoided).
-    data: CudaSlice<u64>,
+    pub(super) data: CudaSlice<u64>,
     /// n signs (at least one byte).
-    neg: CudaSlice<u8>,
+    pub(super) neg: CudaSlice<u8>,
 }
 
 impl DevVec {
     /// Uninitialised storage for n integers of `bits` bits on `dev`.
-    fn alloc(dev: Arc<Device>, n: usize, bits: u64) -> Result<Self> {
+    pub(super) fn alloc(dev: Arc<Device>, n: usize, bits: u64) -> Result<Self> {
         let stream = stream(&dev)?;
         let words = limbs_for_bits(bits)
             .checked_mul(n)
@@ -158,7 +158,7 @@ impl DevVec {
         self.bits
     }
 
-    fn limbs(&self) -> u32 {
+    pub(super) fn limbs(&self) -> u32 {
         limbs_for_bits(self.bits) as u32
     }
 
@@ -167,7 +167,7 @@ impl DevVec {
         self.dev.ordinal == other.dev.ordinal
     }
 
-    fn check_pair(a: &DevVec, b: &DevVec) -> Result<()> {
+    pub(super) fn check_pair(a: &DevVec, b: &DevVec) -> Result<()> {
         if a.n != b.n {
             return invalid!("zvec lengths differ ({}, {})", a.n, b.n);
         }

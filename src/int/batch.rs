@@ -39,7 +39,7 @@ fn check_lens(what: &str, lens: &[usize]) -> Result<usize> {
 }
 
 /// m > 1, as a normalized magnitude.
-fn modulus<'a>(m: IntRef<'a>) -> Result<&'a [u64]> {
+pub(crate) fn modulus<'a>(m: IntRef<'a>) -> Result<&'a [u64]> {
     if m.neg || m.mag.is_empty() || m.mag == [1] {
         return invalid!("the modulus must be > 1");
     }
@@ -200,10 +200,21 @@ fn aors_mod(what: &str, a: &[IntRef], b: &[IntRef], m: IntRef, sub: bool) -> Res
     )
 }
 
+/// Whether mulmod/powm of n elements mod m go to the GPU ([`crate::gpu::zmod`]): odd m of at most
+/// 4096 bits, n > 0, under `Backend::Gpu`, and under AUTO when `auto_wins` (powm: the measured rule
+/// [`crate::gpu::zmod::powm_auto_wins`]; mulmod: never, since uploads and downloads cost more than
+/// GMP on the host's cores at every measured size).
+fn on_gpu(n: usize, m: &[u64], auto_wins: impl FnOnce() -> bool) -> Result<bool> {
+    Ok(n > 0 && crate::gpu::zmod::supports(m) && crate::runtime::on_gpu(auto_wins())?)
+}
+
 /// r\[i\] = a\[i\]·b\[i\] mod m.
 pub fn mulmod(a: &[IntRef], b: &[IntRef], m: IntRef) -> Result<ZList> {
     let n = check_lens("mulmod", &[a.len(), b.len()])?;
     let m = modulus(m)?;
+    if on_gpu(n, m, || false)? {
+        return crate::gpu::zmod::batch(a, b, m, false);
+    }
     run(
         n,
         GRAIN,
@@ -224,6 +235,9 @@ pub fn powm(base: &[IntRef], exp: &[IntRef], m: IntRef) -> Result<ZList> {
     let mag = modulus(m)?;
     if let Some(i) = exp.iter().position(|e| e.neg) {
         return invalid!("powm: exponent {i} is negative");
+    }
+    if on_gpu(n, mag, || crate::gpu::zmod::powm_auto_wins(mag, exp))? {
+        return crate::gpu::zmod::batch(base, exp, mag, true);
     }
     let mv = MpzView::new(false, mag);
     run(

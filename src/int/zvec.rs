@@ -6,14 +6,14 @@
 //! A ZVec lives where the backend puts it when it is created ([`ZVec::zeros`]): in host memory, or
 //! in device memory ([`crate::gpu::zvec::DevVec`], same layout) with `Backend::Gpu`, or with
 //! `Backend::Auto` from [`AUTO_MIN_WORDS`] words on when a GPU is usable. Operations whose operands
-//! and destination all live on one device run there (add, sub, mul); every other combination, and
-//! mulmod and powm for now, runs on the CPU: the host gathers elements into a [`ZList`], runs the
+//! and destination all live on one device run there (add, sub, mul; mulmod and powm for an odd
+//! modulus of at most 4096 bits); every other combination, and an even modulus, runs on the CPU: the host gathers elements into a [`ZList`], runs the
 //! [`batch`] kernels and scatters the result, moving data to and from the device as needed. Both
 //! paths give the same integers. Every operation returns the new contents of the destination and
 //! fails with `Error::SizeTooLarge` when an element does not fit (the destination is then unchanged,
 //! since the caller installs the result only on success).
 use super::{batch, limbs_for_bits, try_zeroed, IntRef, ZList};
-use crate::gpu::zvec::DevVec;
+use crate::gpu::{zmod, zvec::DevVec};
 use crate::runtime;
 use crate::{invalid, Error, Result};
 use rayon::prelude::*;
@@ -245,16 +245,23 @@ impl ZVec {
         }
     }
 
-    /// a·b mod m, as the new contents of r (CPU).
+    /// a·b mod m, as the new contents of r: on the device ([`zmod`]) when all three live there and
+    /// m is odd of at most [`zmod::MAX_LIMBS`] limbs, else on the CPU.
     pub fn mulmod(r: &ZVec, a: &ZVec, b: &ZVec, m: IntRef) -> Result<ZVec> {
         Self::check_lens(r, a, b)?;
-        Self::on_host(r, a, b, |x, y| batch::mulmod(x, y, m))
+        match Self::all_on_device(r, a, b) {
+            Some((da, db)) if zmod::supports(batch::modulus(m)?) => Ok(Self::from_device(zmod::mulmod(da, db, m.mag, r.bits)?)),
+            _ => Self::on_host(r, a, b, |x, y| batch::mulmod(x, y, m)),
+        }
     }
 
-    /// base^exp mod m (exp ≥ 0), as the new contents of r (CPU).
+    /// base^exp mod m (exp ≥ 0), as the new contents of r: placed as [`ZVec::mulmod`].
     pub fn powm(r: &ZVec, base: &ZVec, exp: &ZVec, m: IntRef) -> Result<ZVec> {
         Self::check_lens(r, base, exp)?;
-        Self::on_host(r, base, exp, |x, y| batch::powm(x, y, m))
+        match Self::all_on_device(r, base, exp) {
+            Some((db, de)) if zmod::supports(batch::modulus(m)?) => Ok(Self::from_device(zmod::powm(db, de, m.mag, r.bits)?)),
+            _ => Self::on_host(r, base, exp, |x, y| batch::powm(x, y, m)),
+        }
     }
 
     /// Waits for the device work queued for this vector (nothing on the host).

@@ -1,0 +1,188 @@
+//! Batched modular multiplication and exponentiation on the GPU (issue 5, `src/gpu/zmod.rs`):
+//! - device-resident (`ZVec::mulmod`/`powm` on device vectors, `reps` back-to-back calls, then one
+//!   synchronisation: kernel plus launch, per-call constant upload and allocation) at 1024 and 2048
+//!   bits, full-size odd modulus (top bit set), operands and exponents;
+//! - end to end through zvec from host integers (set a, set b, mulmod or powm, get);
+//! - the CPU: `batch::powm` (GMP `mpz_powm` per element) and `batch::mulmod` on all host threads;
+//! - the `gpmp_mpz_mulmod_n`/`_powm_n` GPU route (`gpu::zmod::batch`) against the CPU at several n,
+//!   for AUTO's threshold.
+//!
+//! Each GPU result is checked against the CPU on sampled elements. The bound column counts 64×64
+//! multiply-adds (CIOS: 2L² per Montgomery product) at the H100's measured 1.79e12 64×64→128
+//! products/s (../shared/reference/peers-and-limits.md §5).
+//!   usage: gpu_zmod [reps] [log2 n mulmod] [log2 n powm 1024] [log2 n powm 2048] [resident]
+//!          (default 5 20 20 18; `resident`: the first table only)
+use gpmp::gpu::{device, zmod};
+use gpmp::int::{batch, IntRef, ZList, ZVec};
+use gpmp::runtime::{self, Backend};
+use std::time::Instant;
+
+#[path = "common.rs"]
+mod common;
+use common::Rng;
+
+/// n random full-size magnitudes of `bits` bits (a multiple of 64), signs random when `signed`.
+fn random(rng: &mut Rng, n: usize, bits: u64, signed: bool) -> (Vec<u64>, Vec<bool>) {
+    let l = (bits / 64) as usize;
+    let mag: Vec<u64> = (0..n * l).map(|_| rng.next()).collect();
+    let neg = (0..n).map(|_| signed && rng.next() & 1 == 1).collect();
+    (mag, neg)
+}
+
+fn views<'a>(mag: &'a [u64], neg: &[bool], l: usize) -> Vec<IntRef<'a>> {
+    mag.chunks(l).zip(neg).map(|(m, &s)| IntRef::new(s, m)).collect()
+}
+
+fn vec_on(x: &[IntRef], bits: u64, dev: bool) -> ZVec {
+    let mut v = ZVec::zeros_on(x.len(), bits, dev).unwrap();
+    v.set(x).unwrap();
+    v
+}
+
+/// f under the CPU backend (AUTO would send large powm batches to the GPU).
+fn on_cpu<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    runtime::set_backend(Backend::Cpu).unwrap();
+    let r = runtime::install(f);
+    runtime::set_backend(Backend::Auto).unwrap();
+    r
+}
+
+/// Seconds per call of f, over `reps` calls after one warm-up, with `sync` after the last.
+fn per_call<T>(reps: usize, mut f: impl FnMut() -> T, sync: impl Fn(&T)) -> f64 {
+    let w = f();
+    sync(&w);
+    drop(w);
+    let s = Instant::now();
+    let mut last = None;
+    for _ in 0..reps {
+        last = Some(f());
+    }
+    sync(last.as_ref().unwrap());
+    s.elapsed().as_secs_f64() / reps as f64
+}
+
+/// Checks 64 sampled elements of `got` against the CPU's `want(i)` (a one-element list).
+fn check(got: &ZList, want: impl Fn(usize) -> ZList, n: usize, what: &str) {
+    for i in (0..n).step_by((n / 64).max(1)) {
+        assert_eq!(got.get(i), want(i).get(0), "{what}: element {i}");
+    }
+}
+
+/// 64×64 multiply-adds per powm with e-bit exponents, L-limb modulus, 4-bit windows: 2L² for each
+/// Montgomery product (CIOS): e squarings, e/4 window products, 14 table products, the base's entry
+/// into Montgomery form and the final exit.
+fn madds_per_powm(e: u64, l: u64) -> f64 {
+    ((e + e / 4 + 16) * 2 * l * l) as f64
+}
+
+const MADD_RATE: f64 = 1.79e12;
+
+fn main() {
+    let args: Vec<usize> = std::env::args().skip(1).filter_map(|s| s.parse().ok()).collect();
+    let reps = args.first().copied().unwrap_or(5);
+    let n_mul = 1usize << args.get(1).copied().unwrap_or(20);
+    let n_pow = [1usize << args.get(2).copied().unwrap_or(20), 1usize << args.get(3).copied().unwrap_or(18)];
+    let dev = match device::current() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("no GPU: {e}");
+            std::process::exit(2);
+        }
+    };
+    println!("device: {} (sm_{}{}), driver {}, {} host threads\n", dev.name, dev.cc.0, dev.cc.1, dev.driver_version, runtime::num_threads());
+    let mut rng = Rng(7);
+    println!("| bits | op | n | GPU resident ms/call | GPU ops/s | bound ops/s (64×64 madds at 1.79e12/s) | GPU / bound | GPU e2e via zvec ms | CPU (GMP, {} threads) ops/s | GPU resident / CPU |", runtime::num_threads());
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for (t, bits) in [1024u64, 2048].into_iter().enumerate() {
+        let l = (bits / 64) as usize;
+        let mut m: Vec<u64> = (0..l).map(|_| rng.next()).collect();
+        m[0] |= 1;
+        m[l - 1] |= 1 << 63;
+        let mv = IntRef::new(false, &m);
+        let lf = l as f64;
+        // mulmod: signed full-size operands (reduced on the device: 2 Montgomery products, + 1)
+        let n = n_mul;
+        let (ma, sa) = random(&mut rng, n, bits, true);
+        let (mb, sb) = random(&mut rng, n, bits, true);
+        let (xa, xb) = (views(&ma, &sa, l), views(&mb, &sb, l));
+        let (a, b) = (vec_on(&xa, bits, true), vec_on(&xb, bits, true));
+        let r = ZVec::zeros_on(n, bits, true).unwrap();
+        let sync = |v: &ZVec| v.synchronize().unwrap();
+        let tk = per_call(reps, || ZVec::mulmod(&r, &a, &b, mv).unwrap(), sync);
+        let got = ZVec::mulmod(&r, &a, &b, mv).unwrap().to_list().unwrap();
+        check(&got, |i| on_cpu(|| batch::mulmod(&xa[i..=i], &xb[i..=i], mv).unwrap()), n, "mulmod");
+        let te = per_call(
+            1,
+            || {
+                let (a, b) = (vec_on(&xa, bits, true), vec_on(&xb, bits, true));
+                let r = ZVec::zeros_on(n, bits, true).unwrap();
+                ZVec::mulmod(&r, &a, &b, mv).unwrap().to_list().unwrap()
+            },
+            |_| (),
+        );
+        let tc = per_call(1, || on_cpu(|| batch::mulmod(&xa, &xb, mv).unwrap()), |_| ());
+        let bound = MADD_RATE / (3.0 * 2.0 * lf * lf);
+        println!(
+            "| {bits} | mulmod | 2^{} | {:.3} | {:.3e} | {:.3e} | {:.2} | {:.2} | {:.3e} | {:.1} |",
+            n.trailing_zeros(), tk * 1e3, n as f64 / tk, bound, n as f64 / tk / bound, te * 1e3, n as f64 / tc, tc / tk
+        );
+        drop((a, b, r, xa, xb));
+        // powm: full-size base (unsigned) and exponent
+        let n = n_pow[t];
+        let (ma, sa) = random(&mut rng, n, bits, false);
+        let (me, se) = random(&mut rng, n, bits, false);
+        let (xa, xe) = (views(&ma, &sa, l), views(&me, &se, l));
+        let (a, e) = (vec_on(&xa, bits, true), vec_on(&xe, bits, true));
+        let r = ZVec::zeros_on(n, bits, true).unwrap();
+        // warm-up (module load) on a small batch, then one timed call
+        let small = 1024.min(n);
+        let (a1, e1, r1) = (vec_on(&xa[..small], bits, true), vec_on(&xe[..small], bits, true), ZVec::zeros_on(small, bits, true).unwrap());
+        ZVec::powm(&r1, &a1, &e1, mv).unwrap();
+        let s = Instant::now();
+        let got = ZVec::powm(&r, &a, &e, mv).unwrap();
+        got.synchronize().unwrap();
+        let tk = s.elapsed().as_secs_f64();
+        let got = got.to_list().unwrap();
+        check(&got, |i| on_cpu(|| batch::powm(&xa[i..=i], &xe[i..=i], mv).unwrap()), n, "powm");
+        let nc = 4096.min(n);
+        let tc = per_call(1, || on_cpu(|| batch::powm(&xa[..nc], &xe[..nc], mv).unwrap()), |_| ()) / nc as f64;
+        let bound = MADD_RATE / madds_per_powm(bits, l as u64);
+        println!(
+            "| {bits} | powm | 2^{} | {:.1} | {:.3e} | {:.3e} | {:.2} | – | {:.3e} ({nc} elements) | {:.1} |",
+            n.trailing_zeros(), tk * 1e3, n as f64 / tk, bound, n as f64 / tk / bound, 1.0 / tc, tc * n as f64 / tk
+        );
+    }
+    if std::env::args().any(|a| a == "resident") {
+        return;
+    }
+    // mpz_*_n routes: GPU (upload, kernel, download) against the CPU, for AUTO's threshold
+    println!("\nThe gpmp_mpz_mulmod_n/_powm_n GPU route (gpu::zmod::batch: views → device → ZList) against the CPU batch (GMP, {} threads), full-size odd modulus (top bit set), full-size operands and exponents of the given bits:\n", runtime::num_threads());
+    println!("| op | m bits | e bits | n | CPU ms | GPU route ms | CPU / GPU |");
+    println!("|---|---|---|---|---|---|---|");
+    let cases: [(bool, u64, u64, &[usize]); 6] = [
+        (false, 1024, 0, &[10, 12, 14, 16, 18, 20]),
+        (true, 256, 256, &[8, 10, 12, 14]),
+        (true, 512, 512, &[6, 8, 10, 12, 14]),
+        (true, 1024, 64, &[8, 10, 12, 14]),
+        (true, 1024, 1024, &[4, 6, 8, 10, 12, 14]),
+        (true, 2048, 2048, &[6, 8, 10, 12]),
+    ];
+    for (pow, bits, ebits, logs) in cases {
+        let l = (bits / 64) as usize;
+        let mut m: Vec<u64> = (0..l).map(|_| rng.next()).collect();
+        m[0] |= 1;
+        m[l - 1] |= 1 << 63;
+        let mv = IntRef::new(false, &m);
+        for &logn in logs {
+            let n = 1usize << logn;
+            let (ma, sa) = random(&mut rng, n, bits, !pow);
+            let (mb, sb) = if pow { random(&mut rng, n, ebits, false) } else { random(&mut rng, n, bits, true) };
+            let lb = if pow { (ebits / 64) as usize } else { l };
+            let (xa, xb) = (views(&ma, &sa, l), views(&mb, &sb, lb));
+            let r = if pow { 1 } else { 3 };
+            let cpu = per_call(r, || on_cpu(|| if pow { batch::powm(&xa, &xb, mv) } else { batch::mulmod(&xa, &xb, mv) }.unwrap()), |_| ());
+            let gpu = per_call(r, || runtime::install(|| zmod::batch(&xa, &xb, &m, pow).unwrap()), |_| ());
+            println!("| {} | {bits} | {} | 2^{logn} | {:.3} | {:.3} | {:.2} |", if pow { "powm" } else { "mulmod" }, if pow { ebits.to_string() } else { "–".into() }, cpu * 1e3, gpu * 1e3, cpu / gpu);
+        }
+    }
+}

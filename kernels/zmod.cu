@@ -1,0 +1,251 @@
+// Modular multiplication and exponentiation on batches of n signed integers in word-major layout
+// (as kernels/zvec.cu: limb j of element i at x[j n + i], sign byte s[i]) for one odd modulus m > 1
+// shared by the batch, one thread per element, in Montgomery arithmetic with R = 2^(64 L): m is
+// padded with zero limbs to the L limbs of the specialisation (R > m and gcd(R, m) = 1 is all REDC
+// needs), M' = −m^(−1) mod 2^64.
+//
+// mont(a, b) = a·b·R^(−1) mod m by CIOS (Koç, Acar, Kaliski 1996, coarsely integrated operand
+// scanning): for each limb a_i, t ← (t + a_i·b + q·m)/2^64 with q = (t_0 + a_i b_0)·M' mod 2^64.
+// With a < R and b < m, t < 2m after every row, so one conditional subtraction makes the result
+// canonical. Rows are a loop (one limb of a read per row, from any memory); b, t and m are indexed
+// by unrolled constants, so b and t stay in registers and m (a kernel parameter) in the constant bank.
+//
+// Reduction of an input x of any size and sign: with chunks x_k of L limbs (x = Σ x_k R^k) and the
+// host's table pw[k] = R^(k+1) mod m, Σ_k mont(x_k, pw[k + f]) = x·R^f mod m (f = 0: plain value,
+// f = 1: Montgomery form), then m − v for a negative x with v ≠ 0.
+//
+// Carries: the 64×64 multiply-add (hi:lo) = x·y + t + c (never above 2^128 − 1) is one
+// self-contained inline-asm statement on 32-bit halves (no carry flag crosses statements); the rest
+// is plain 64-bit C (a sum carries iff it is below an addend).
+//
+// Defines: L (limbs of the padded modulus), NT (threads per block).
+#ifndef L
+#define L 4
+#endif
+#ifndef NT
+#define NT 128
+#endif
+
+typedef unsigned long long u64;
+typedef unsigned char u8;
+
+// The modulus as a kernel parameter (constant bank): M' and the L limbs of m.
+struct Mod {
+    u64 minv;
+    u64 m[L];
+};
+
+// Returns the low word of x·y + t + c and sets c to the high word.
+__device__ __forceinline__ u64 madd(u64 x, u64 y, u64 t, u64& c) {
+#if defined(__CUDA_ARCH__) && !defined(ZMOD_PORTABLE)
+    u64 lo, hi;
+    // d = t; d += x0·y0 + x1·y1·2^64 (one chain), x0·y1·2^32, x1·y0·2^32, then c. Every partial
+    // sum is at most the final one (≤ 2^128 − 1), so no carry leaves d3.
+    asm volatile(
+        "{\n\t.reg .u32 x0, x1, y0, y1, c0, c1, d0, d1, d2, d3;\n\t"
+        "mov.b64 {x0, x1}, %2;\n\t"
+        "mov.b64 {y0, y1}, %3;\n\t"
+        "mov.b64 {d0, d1}, %4;\n\t"
+        "mov.b64 {c0, c1}, %5;\n\t"
+        "mov.u32 d2, 0;\n\t"
+        "mov.u32 d3, 0;\n\t"
+        "mad.lo.cc.u32 d0, x0, y0, d0;\n\t"
+        "madc.hi.cc.u32 d1, x0, y0, d1;\n\t"
+        "madc.lo.cc.u32 d2, x1, y1, d2;\n\t"
+        "madc.hi.u32 d3, x1, y1, d3;\n\t"
+        "mad.lo.cc.u32 d1, x0, y1, d1;\n\t"
+        "madc.hi.cc.u32 d2, x0, y1, d2;\n\t"
+        "addc.u32 d3, d3, 0;\n\t"
+        "mad.lo.cc.u32 d1, x1, y0, d1;\n\t"
+        "madc.hi.cc.u32 d2, x1, y0, d2;\n\t"
+        "addc.u32 d3, d3, 0;\n\t"
+        "add.cc.u32 d0, d0, c0;\n\t"
+        "addc.cc.u32 d1, d1, c1;\n\t"
+        "addc.cc.u32 d2, d2, 0;\n\t"
+        "addc.u32 d3, d3, 0;\n\t"
+        "mov.b64 %0, {d0, d1};\n\t"
+        "mov.b64 %1, {d2, d3};\n\t"
+        "}"
+        : "=l"(lo), "=l"(hi)
+        : "l"(x), "l"(y), "l"(t), "l"(c));
+    c = hi;
+    return lo;
+#else
+    u64 lo = x * y, hi = __umul64hi(x, y);
+    lo += t;
+    hi += lo < t;
+    lo += c;
+    hi += lo < c;
+    c = hi;
+    return lo;
+#endif
+}
+
+// t ← t − m when top ≠ 0 or t ≥ m (t + top·R < 2m), so that t ∈ [0, m).
+__device__ __forceinline__ void sub_if_ge(u64 (&t)[L], u64 top, const Mod& P) {
+    u64 s[L], br = 0;
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+        u64 d = t[j] - P.m[j], b1 = t[j] < P.m[j];
+        s[j] = d - br;
+        br = b1 | (d < br);
+    }
+    const bool ge = top != 0 || br == 0;
+#pragma unroll
+    for (int j = 0; j < L; ++j) t[j] = ge ? s[j] : t[j];
+}
+
+// r = a·b·R^(−1) mod m ∈ [0, m), for a < R (limbs a[i·stride], i < la, zero above) and b < m;
+// r may be b.
+__device__ __forceinline__ void mont(u64 (&r)[L], const u64* a, u64 stride, unsigned la, const u64 (&b)[L], const Mod& P) {
+    u64 t[L], top = 0;
+#pragma unroll
+    for (int j = 0; j < L; ++j) t[j] = 0;
+#pragma unroll 1
+    for (unsigned i = 0; i < L; ++i) {
+        const u64 ai = i < la ? a[i * stride] : 0;
+        u64 c = 0;
+#pragma unroll
+        for (int j = 0; j < L; ++j) t[j] = madd(ai, b[j], t[j], c);
+        u64 hi = top + c, t2 = hi < c;
+        const u64 q = t[0] * P.minv;
+        c = 0;
+        (void)madd(q, P.m[0], t[0], c);  // the low word becomes 0
+#pragma unroll
+        for (int j = 1; j < L; ++j) t[j - 1] = madd(q, P.m[j], t[j], c);
+        t[L - 1] = hi + c;
+        top = t2 + (t[L - 1] < c);
+    }
+    sub_if_ge(t, top, P);
+#pragma unroll
+    for (int j = 0; j < L; ++j) r[j] = t[j];
+}
+
+// v = (x + y) mod m for x, y < m (into x).
+__device__ __forceinline__ void addmod(u64 (&x)[L], const u64 (&y)[L], const Mod& P) {
+    u64 c = 0;
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+        u64 s = x[j] + y[j], c1 = s < x[j];
+        x[j] = s + c;
+        c = c1 | (x[j] < c);
+    }
+    sub_if_ge(x, c, P);
+}
+
+// v = x·R^f mod m for the element at x (lx limbs, stride n) with sign neg (see the top).
+__device__ __forceinline__ void reduce(u64 (&v)[L], const u64* x, u64 n, unsigned lx, bool neg, unsigned f,
+                                       const u64* __restrict__ pw, const Mod& P) {
+#pragma unroll
+    for (int j = 0; j < L; ++j) v[j] = 0;
+    const unsigned nk = (lx + L - 1) / L;
+#pragma unroll 1
+    for (unsigned k = 0; k < nk; ++k) {
+        u64 w[L];
+#pragma unroll
+        for (int j = 0; j < L; ++j) w[j] = pw[(u64)(k + f) * L + j];
+        const unsigned lk = lx - k * L < L ? lx - k * L : L;
+        mont(w, x + (u64)k * L * n, n, lk, w, P);
+        addmod(v, w, P);
+    }
+    if (neg) {
+        u64 nz = 0, br = 0;
+#pragma unroll
+        for (int j = 0; j < L; ++j) nz |= v[j];
+#pragma unroll
+        for (int j = 0; j < L; ++j) {
+            u64 d = P.m[j] - v[j], b1 = P.m[j] < v[j];
+            u64 s = d - br;
+            br = b1 | (d < br);
+            v[j] = nz ? s : 0;
+        }
+    }
+}
+
+// Writes v (< m) as element i of r (lr limbs, the top one holding rtop bits, 0: all 64), sign 0;
+// sets *flag bit 1 when it does not fit.
+__device__ __forceinline__ void store(u64* __restrict__ r, u8* __restrict__ rs, u64 n, u64 i, unsigned lr, unsigned rtop,
+                                      const u64 (&v)[L], unsigned* __restrict__ flag) {
+    u64 over = 0;
+#pragma unroll
+    for (int j = 0; j < L; ++j) {
+        if ((unsigned)j < lr) r[(u64)j * n + i] = v[j];
+        else over |= v[j];
+        if ((unsigned)j + 1 == lr && rtop != 0) over |= v[j] >> rtop;
+    }
+    for (unsigned j = L; j < lr; ++j) r[(u64)j * n + i] = 0;
+    rs[i] = 0;
+    if (over) atomicOr(flag, 1u);
+}
+
+// r = a·b mod m: mont(a·R mod m, b mod m).
+extern "C" __global__ void __launch_bounds__(NT) zm_mulmod(
+    u64* __restrict__ r, u8* __restrict__ rs, const u64* __restrict__ a, const u8* __restrict__ as,
+    const u64* __restrict__ b, const u8* __restrict__ bs, u64 n, unsigned la, unsigned lb, unsigned lr,
+    unsigned rtop, const u64* __restrict__ pw, const Mod P, unsigned* __restrict__ flag)
+{
+    const u64 i = (u64)blockIdx.x * NT + threadIdx.x;
+    if (i >= n) return;
+    u64 x[L], y[L];
+    reduce(x, a + i, n, la, as[i] != 0, 1, pw, P);
+    reduce(y, b + i, n, lb, bs[i] != 0, 0, pw, P);
+    mont(y, x, 1, L, y, P);
+    store(r, rs, n, i, lr, rtop, y, flag);
+}
+
+// r = base^e mod m (e ≥ 0; a negative e sets *flag bit 2): left-to-right fixed 4-bit windows over
+// the exponent's limbs from its top nonzero one, with the table T[w] = base^w·R mod m (w < 16) in
+// local memory; leading zero windows are skipped, the first nonzero one loads T[w].
+extern "C" __global__ void __launch_bounds__(NT) zm_powm(
+    u64* __restrict__ r, u8* __restrict__ rs, const u64* __restrict__ base, const u8* __restrict__ bsg,
+    const u64* __restrict__ e, const u8* __restrict__ es, u64 n, unsigned lb, unsigned le, unsigned lr,
+    unsigned rtop, const u64* __restrict__ pw, const Mod P, unsigned* __restrict__ flag)
+{
+    const u64 i = (u64)blockIdx.x * NT + threadIdx.x;
+    if (i >= n) return;
+    if (es[i]) atomicOr(flag, 2u);
+    u64 tab[16][L], acc[L];
+#pragma unroll
+    for (int j = 0; j < L; ++j) tab[0][j] = pw[j];  // R mod m: 1 in Montgomery form
+    reduce(acc, base + i, n, lb, bsg[i] != 0, 1, pw, P);
+#pragma unroll
+    for (int j = 0; j < L; ++j) tab[1][j] = acc[j];
+#pragma unroll 1
+    for (int w = 2; w < 16; ++w) {
+        mont(acc, tab[1], 1, L, acc, P);
+#pragma unroll
+        for (int j = 0; j < L; ++j) tab[w][j] = acc[j];
+    }
+    int top = (int)le - 1;
+    while (top >= 0 && e[(u64)top * n + i] == 0) --top;
+#pragma unroll
+    for (int j = 0; j < L; ++j) acc[j] = tab[0][j];
+    bool started = false;
+#pragma unroll 1
+    for (int k = top; k >= 0; --k) {
+        const u64 ek = e[(u64)k * n + i];
+#pragma unroll 1
+        for (int s = 60; s >= 0; s -= 4) {
+            const unsigned w = (ek >> s) & 15;
+            if (started) {
+#pragma unroll 1
+                for (int q = 0; q < 4; ++q) {
+                    u64 sq[L];
+#pragma unroll
+                    for (int j = 0; j < L; ++j) sq[j] = acc[j];
+                    mont(acc, sq, 1, L, acc, P);
+                }
+                if (w) mont(acc, tab[w], 1, L, acc, P);
+            } else if (w) {
+#pragma unroll
+                for (int j = 0; j < L; ++j) acc[j] = tab[w][j];
+                started = true;
+            }
+        }
+    }
+    u64 one[L];
+#pragma unroll
+    for (int j = 0; j < L; ++j) one[j] = j == 0;
+    mont(acc, one, 1, L, acc, P);
+    store(r, rs, n, i, lr, rtop, acc, flag);
+}

@@ -1,0 +1,403 @@
+//! Batched modular multiplication and exponentiation on the device (`gpmp_zvec_mulmod`/`_powm` on
+//! device vectors, `gpmp_mpz_mulmod_n`/`_powm_n` under `GPMP_BACKEND=gpu`, and powm under AUTO by
+//! [`powm_auto_wins`]) for an odd modulus m of at most [`MAX_LIMBS`] limbs shared by the batch:
+//! `kernels/zmod.cu`, Montgomery arithmetic with R = 2^(64 L), one thread per element, specialised
+//! per padded limb count L of m ([`spec_limbs`]).
+//! Inputs of any sign and size are reduced on the device; results are canonical in [0, m), so
+//! equal to the CPU path's ([`crate::int::batch`], GMP) bit for bit. Even m, or m above 4096 bits,
+//! stays on the CPU (the callers check [`supports`]).
+//!
+//! Host side: M' = −m^(−1) mod 2^64 ([`neg_inverse`]) and the table R^(k+1) mod m ([`powers`]) that
+//! the kernels use to reduce inputs of k·L limbs and more and to enter the Montgomery form.
+use super::compile::{self, Spec};
+use super::zvec::DevVec;
+use super::{driver_err, shield};
+use crate::int::{mag_bits, max_bits, normalized, IntRef, ZList, ZVec};
+use crate::{invalid, Error, Result};
+use cudarc::driver::{LaunchConfig, PushKernelArg};
+use gmp_mpfr_sys::gmp;
+use std::sync::Arc;
+
+/// Threads per block (`NT` in the kernel).
+const NT: u32 = 128;
+/// Limbs of the largest modulus on the device (4096 bits).
+pub const MAX_LIMBS: usize = 64;
+
+/// The padded limb count L of the kernel for a modulus of `l` limbs: l up to 16, then the next
+/// multiple of 4 up to 32 and of 8 up to 64 (so 24 specialisations); `None` above [`MAX_LIMBS`].
+pub fn spec_limbs(l: usize) -> Option<usize> {
+    match l {
+        0..=16 => Some(l.max(1)),
+        17..=32 => Some(l.next_multiple_of(4)),
+        33..=MAX_LIMBS => Some(l.next_multiple_of(8)),
+        _ => None,
+    }
+}
+
+fn spec(l: usize) -> Spec {
+    Spec { source: "zmod.cu", defines: vec![("L", l as i64), ("NT", NT as i64)] }
+}
+
+/// Every specialisation this module can request.
+pub fn specs() -> Vec<Spec> {
+    let mut ls: Vec<usize> = (1..=MAX_LIMBS).filter_map(spec_limbs).collect();
+    ls.dedup();
+    ls.into_iter().map(spec).collect()
+}
+
+/// Whether the device path takes the modulus m > 1 (normalized magnitude): odd, at most
+/// [`MAX_LIMBS`] limbs.
+pub fn supports(m: &[u64]) -> bool {
+    m.first().is_some_and(|&w| w & 1 == 1) && spec_limbs(m.len()).is_some()
+}
+
+/// −m0^(−1) mod 2^64 for odd m0: Newton's x ← x(2 − m0·x) doubles the correct low bits, and x = m0
+/// is right to 3 bits (m0² ≡ 1 mod 8), so five steps give 96 ≥ 64.
+pub fn neg_inverse(m0: u64) -> u64 {
+    let mut x = m0;
+    for _ in 0..5 {
+        x = x.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(x)));
+    }
+    x.wrapping_neg()
+}
+
+/// `rows` rows of `l` limbs: row k = R^(k+1) mod m, R = 2^(64 l), for m > 1 of at most l limbs.
+pub fn powers(m: &[u64], l: usize, rows: usize) -> Result<Vec<u64>> {
+    let m = normalized(m);
+    let ml = m.len();
+    if ml == 0 || ml > l || m == [1] {
+        return Err(Error::Internal(format!("Montgomery powers of a {ml}-limb modulus for {l} limbs")));
+    }
+    let mut out = vec![0u64; rows * l];
+    // num = prev·R (prev = 1 for row 0), then num mod m into the row.
+    let mut num = vec![0u64; l + ml];
+    let mut q = vec![0u64; l + 1];
+    let mut prev = vec![0u64; ml];
+    prev[0] = 1;
+    for row in out.chunks_mut(l) {
+        num.fill(0);
+        num[l..l + ml].copy_from_slice(&prev);
+        let nn = normalized(&num).len();
+        // SAFETY: num has nn ≥ l + 1 > ml limbs with a nonzero top one; q has nn − ml + 1 ≤ l + 1
+        // limbs, prev ml; m's top limb is nonzero; no overlaps.
+        unsafe { gmp::mpn_tdiv_qr(q.as_mut_ptr(), prev.as_mut_ptr(), 0, num.as_ptr(), nn as _, m.as_ptr(), ml as _) };
+        row[..ml].copy_from_slice(&prev);
+    }
+    Ok(out)
+}
+
+/// Runs `name` (zm_mulmod or zm_powm, same signature) on x and y into a new vector of `bits` bits:
+/// `Error::SizeTooLarge` when a result does not fit, `InvalidArgument` on a negative exponent
+/// (powm). `check` asks for the flag to be read (a synchronisation); it must be set when a result
+/// may not fit or (powm) an exponent may be negative.
+fn launch(name: &'static str, x: &DevVec, y: &DevVec, m: &[u64], bits: u64, check: bool) -> Result<DevVec> {
+    DevVec::check_pair(x, y)?;
+    let m = normalized(m);
+    let l = spec_limbs(m.len()).filter(|_| supports(m)).ok_or_else(|| Error::Internal("zmod: modulus not supported on the device".into()))?;
+    let mut r = DevVec::alloc(Arc::clone(&x.dev), x.len(), bits)?;
+    let n = x.len();
+    if n == 0 {
+        return Ok(r);
+    }
+    let (lx, ly) = (x.limbs(), y.limbs());
+    // rows k ≤ ⌈lx/L⌉ (x enters the Montgomery form) and k < ⌈ly/L⌉ (mulmod: y reduced plainly)
+    let rows = (lx as usize).div_ceil(l).max((ly as usize).div_ceil(l)) + 1;
+    let pw = powers(m, l, rows)?;
+    let mut p = [0u64; MAX_LIMBS + 1];
+    p[0] = neg_inverse(m[0]);
+    p[1..=m.len()].copy_from_slice(m);
+    let f = compile::module(&x.dev, &spec(l))?.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e))?;
+    let blocks = n.div_ceil(NT as usize);
+    if blocks > i32::MAX as usize {
+        return Err(Error::SizeTooLarge(format!("{n} elements in one launch")));
+    }
+    let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (NT, 1, 1), shared_mem_bytes: 0 };
+    let flag = shield("zmod", || {
+        let s = Arc::clone(&r.stream);
+        let dpw = s.clone_htod(&pw[..]).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+        let mut flag = s.alloc_zeros::<u32>(1).map_err(|e| driver_err("cuMemAllocAsync", e))?;
+        let (nw, lr, rtop) = (n as u64, r.limbs(), (bits % 64) as u32);
+        let mut b = s.launch_builder(&f);
+        b.arg(&mut r.data).arg(&mut r.neg).arg(&x.data).arg(&x.neg).arg(&y.data).arg(&y.neg);
+        b.arg(&nw).arg(&lx).arg(&ly).arg(&lr).arg(&rtop).arg(&dpw).arg(&p).arg(&mut flag);
+        // SAFETY: arguments match zm_mulmod/zm_powm of spec L: r, x, y hold n·(lr, lx, ly) limbs
+        // and n signs, dpw rows·L limbs covering every chunk of x and y, p = (M', m padded to L),
+        // of which the kernel reads the first L + 1 words.
+        unsafe { b.launch(cfg) }.map_err(|e| driver_err("zmod launch", e))?;
+        let mut h = [0u32];
+        if check {
+            s.memcpy_dtoh(&flag, &mut h[..]).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+            s.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
+        }
+        Ok(h[0])
+    })?;
+    if flag & 2 != 0 {
+        return invalid!("powm: an exponent is negative");
+    }
+    if flag & 1 != 0 {
+        return Err(Error::SizeTooLarge(format!("a residue of a {}-bit modulus does not fit in {bits} bits", mag_bits(m))));
+    }
+    Ok(r)
+}
+
+/// a·b mod m into a new vector of `bits` bits (m > 1 odd, [`supports`]).
+pub fn mulmod(a: &DevVec, b: &DevVec, m: &[u64], bits: u64) -> Result<DevVec> {
+    launch("zm_mulmod", a, b, m, bits, bits < mag_bits(m))
+}
+
+/// base^exp mod m into a new vector of `bits` bits (m > 1 odd, [`supports`]; exp ≥ 0, else
+/// `InvalidArgument`). Synchronises (to read the sign check).
+pub fn powm(base: &DevVec, exp: &DevVec, m: &[u64], bits: u64) -> Result<DevVec> {
+    launch("zm_powm", base, exp, m, bits, true)
+}
+
+/// `gpmp_mpz_powm_n` under AUTO goes to the GPU from this many elements ...
+pub const POWM_AUTO_MIN_N: usize = 1 << 10;
+/// ... when the average work per element, bits(m)²·bits(e), is at least this (256-bit m and e,
+/// the smallest measured case).
+pub const POWM_AUTO_MIN_WORK: f64 = (1u64 << 24) as f64;
+
+/// AUTO's rule for `gpmp_mpz_powm_n` (odd m, [`supports`]): n ≥ [`POWM_AUTO_MIN_N`] and average
+/// bits(m)²·bits(e) ≥ [`POWM_AUTO_MIN_WORK`]. Measured on the H100 host (bench/results/gpu-h100.md,
+/// `gpu_zmod`): one element's powm is one thread's work, ~10 ms at 1024 bits, some 25 times GMP's
+/// time on one core, so the device wins from a few hundred elements once the work per element
+/// hides the transfers. CPU (16 cores) / GPU end to end at n = 2^8 and 2^10: 0.82 and 2.7 (256-bit
+/// m and e), 1.1 and 3.7 (512), 1.6 and 2.5 (1024-bit m, 64-bit e), 1.1 and 3.8 (1024), 0.90 and
+/// 3.5 (2048); 38× at 2^14 × 1024 bits.
+pub fn powm_auto_wins(m: &[u64], exp: &[IntRef]) -> bool {
+    let n = exp.len();
+    if n < POWM_AUTO_MIN_N {
+        return false;
+    }
+    let mb = mag_bits(m) as f64;
+    let eb: u64 = exp.iter().map(|e| e.bits()).sum();
+    mb * mb * (eb as f64 / n as f64) >= POWM_AUTO_MIN_WORK
+}
+
+/// `x` in a new device zvec of max_bits(x) bits.
+fn upload(x: &[IntRef]) -> Result<ZVec> {
+    let mut v = ZVec::zeros_on(x.len(), max_bits(x).max(1), true)?;
+    v.set(x)?;
+    Ok(v)
+}
+
+/// The GPU route of `batch::mulmod` (`pow` false) or `batch::powm` (`pow` true): upload, kernel,
+/// download.
+pub fn batch(x: &[IntRef], y: &[IntRef], m: &[u64], pow: bool) -> Result<ZList> {
+    let (vx, vy) = (upload(x)?, upload(y)?);
+    let r = ZVec::zeros_on(x.len(), mag_bits(m), true)?;
+    let mv = IntRef::new(false, m);
+    if pow { ZVec::powm(&r, &vx, &vy, mv) } else { ZVec::mulmod(&r, &vx, &vy, mv) }?.to_list()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::int::Mpz;
+
+    #[test]
+    fn specialisations_cover_every_modulus_size() {
+        let specs = specs();
+        assert_eq!(specs.len(), 24);
+        for l in 1..=MAX_LIMBS {
+            let s = spec_limbs(l).unwrap();
+            assert!(s >= l && s <= l + 7 && specs.contains(&spec(s)), "{l}");
+        }
+        assert_eq!(spec_limbs(MAX_LIMBS + 1), None);
+        assert!(supports(&[3]) && supports(&[u64::MAX; MAX_LIMBS]));
+        assert!(!supports(&[2]) && !supports(&[]) && !supports(&[1, 1 << 63].repeat(MAX_LIMBS / 2 + 1)));
+    }
+
+    #[test]
+    fn negative_inverse_is_exact() {
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for m0 in [1u64, 3, 5, u64::MAX, 1 << 63 | 1].into_iter().chain((0..1000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x | 1
+        })) {
+            assert_eq!(m0.wrapping_mul(neg_inverse(m0)), u64::MAX, "{m0:#x}"); // m0·M' ≡ −1
+        }
+    }
+
+    /// Row k = R^(k+1) mod m against GMP's mpz_powm, for padded and unpadded moduli.
+    #[test]
+    fn powers_of_r_match_gmp() {
+        let cases: Vec<(Vec<u64>, usize)> = vec![
+            (vec![3], 1),
+            (vec![3], 4),
+            (vec![u64::MAX; 3], 3),
+            (vec![0x1234_5678_9abc_def1, 0, 1 << 63], 3),
+            (vec![0xdead_beef_0000_0001, 77], 5),
+            (vec![5, 0, 0, 9, 1], 8),
+        ];
+        for (m, l) in cases {
+            let rows = 4;
+            let got = powers(&m, l, rows).unwrap();
+            let mz = Mpz::from_coef(IntRef::new(false, &m));
+            for k in 0..rows {
+                let mut want = Mpz::new();
+                let mut two = Mpz::new();
+                // SAFETY: initialised integers; m > 1.
+                unsafe {
+                    gmp::mpz_set_ui(two.as_mut_ptr(), 2);
+                    gmp::mpz_powm_ui(want.as_mut_ptr(), two.as_ptr(), (64 * l * (k + 1)) as _, mz.as_ptr());
+                }
+                let row = &got[k * l..(k + 1) * l];
+                assert_eq!(normalized(row), want.mag(), "m={m:x?} l={l} k={k}");
+            }
+        }
+        assert!(powers(&[1], 1, 1).is_err() && powers(&[3, 3], 1, 1).is_err());
+    }
+
+    #[test]
+    fn powm_auto_rule() {
+        let m = [u64::MAX; 4]; // 256 bits
+        let (e256, e64) = ([u64::MAX; 4], [u64::MAX]);
+        let (e256, e64) = (IntRef::new(false, &e256), IntRef::new(false, &e64));
+        assert!(powm_auto_wins(&m, &vec![e256; POWM_AUTO_MIN_N]));
+        assert!(!powm_auto_wins(&m, &vec![e256; POWM_AUTO_MIN_N - 1]));
+        assert!(!powm_auto_wins(&m, &vec![e64; 1 << 16]));
+        assert!(!powm_auto_wins(&m[..2], &vec![e256; 1 << 16]));
+    }
+
+    #[cfg(feature = "gpu-tests")]
+    mod gpu {
+        use super::*;
+        use crate::int::batch as cpu;
+        use crate::zpoly::testing::{coef, views, Coef, Rng};
+
+        /// Moduli: 3, 2^64k − 1, top bit set, random odd, of 1..=64 limbs across the padded
+        /// specialisations; and even ones (CPU fallback).
+        fn moduli(rng: &mut Rng) -> Vec<Vec<u64>> {
+            let mut v = vec![vec![3], vec![u64::MAX], vec![u64::MAX; 16], vec![u64::MAX; 33], vec![1000], vec![0, 1]];
+            for l in [1usize, 2, 5, 16, 17, 31, 32, 40, 64] {
+                let mut m: Vec<u64> = (0..l).map(|_| rng.next()).collect();
+                m[0] |= 1;
+                m[l - 1] |= 1 << 63;
+                v.push(m.clone());
+                m[l - 1] >>= 1 + rng.below(62);
+                m[l - 1] |= 1;
+                v.push(m);
+            }
+            v
+        }
+
+        /// n values: 0, ±1, m − 1, ±m, random of up to 3·|m| + 2 limbs with random signs.
+        fn inputs(rng: &mut Rng, n: usize, m: &[u64]) -> Vec<Coef> {
+            let mut m1 = m.to_vec();
+            for w in m1.iter_mut() {
+                let (d, borrow) = w.overflowing_sub(1);
+                *w = d;
+                if !borrow {
+                    break;
+                }
+            }
+            let m1 = normalized(&m1).to_vec();
+            (0..n)
+                .map(|_| match rng.below(8) {
+                    0 => (false, vec![]),
+                    1 => (rng.below(2) == 1, vec![1]),
+                    2 => (false, m1.clone()),
+                    3 => (rng.below(2) == 1, m.to_vec()),
+                    _ => {
+                        let (b, k) = (1 + rng.below(64 * (3 * m.len() as u64 + 2)), rng.below(4));
+                        let c = coef(rng, b, k);
+                        (rng.below(2) == 1 && c.1.iter().any(|&w| w != 0), c.1)
+                    }
+                })
+                .collect()
+        }
+
+        fn dev(x: &[Coef], bits: u64) -> ZVec {
+            let mut v = ZVec::zeros_on(x.len(), bits, true).unwrap();
+            v.set(&views(x)).unwrap();
+            v
+        }
+
+        /// ZVec::mulmod/powm on device vectors and batch::mulmod_n/powm_n's GPU route against the
+        /// CPU path (GMP: mpn_mul + mpn_tdiv_qr, mpz_powm), element by element, for every modulus
+        /// and batch sizes 0, 1 and across blocks; exponents 0, 1, 2^k − 1, random of mixed sizes
+        /// up to |m| bits; aliasing (r = base); destinations too small.
+        #[test]
+        fn device_mulmod_and_powm_match_gmp() {
+            let mut rng = Rng(51);
+            for (t, m) in moduli(&mut rng).into_iter().enumerate() {
+                let mv = IntRef::new(false, &m);
+                let mb = mag_bits(&m);
+                let n = [0usize, 1, 129, 1000, 4099][t % 5];
+                let (x, y) = (inputs(&mut rng, n, &m), inputs(&mut rng, n, &m));
+                let e: Vec<Coef> = (0..n)
+                    .map(|i| match i % 5 {
+                        0 => (false, vec![rng.below(3)]),
+                        1 => {
+                            let b = 1 + rng.below(200);
+                            (false, coef(&mut rng, b, 1).1)
+                        }
+                        _ => {
+                            let b = rng.below(mb.min(1100) + 1);
+                            (false, coef(&mut rng, b, 0).1)
+                        }
+                    })
+                    .collect();
+                let bits = |c: &[Coef]| max_bits(&views(c)).max(1);
+                let (a, b, ev) = (dev(&x, bits(&x)), dev(&y, bits(&y)), dev(&e, bits(&e)));
+                let r = ZVec::zeros_on(n, mb, true).unwrap();
+                let want = cpu::mulmod(&views(&x), &views(&y), mv).unwrap();
+                let got = ZVec::mulmod(&r, &a, &b, mv).unwrap();
+                assert!(got.on_device());
+                assert_eq!(got.to_list().unwrap().views(), want.views(), "mulmod m={m:x?} n={n}");
+                let want = cpu::powm(&views(&x), &views(&e), mv).unwrap();
+                let got = ZVec::powm(&r, &a, &ev, mv).unwrap();
+                assert_eq!(got.to_list().unwrap().views(), want.views(), "powm m={m:x?} n={n}");
+                // aliasing: r = base, as the FFI does for gpmp_zvec_powm(v, v, e, m)
+                let mut al = ZVec::zeros_on(n, mb.max(bits(&x)), true).unwrap();
+                al.set(&views(&x)).unwrap();
+                al = ZVec::powm(&al, &al, &ev, mv).unwrap();
+                assert_eq!(al.to_list().unwrap().views(), want.views(), "aliased powm m={m:x?}");
+                // the mpz_*_n GPU route
+                assert_eq!(batch(&views(&x), &views(&e), &m, true).unwrap().views(), want.views());
+                let sq = cpu::mulmod(&views(&x), &views(&x), mv).unwrap();
+                assert_eq!(batch(&views(&x), &views(&x), &m, false).unwrap().views(), sq.views());
+                // a destination of mb − 1 bits: SIZE_TOO_LARGE exactly when a residue needs mb
+                if n > 0 && mb > 1 {
+                    let small = ZVec::zeros_on(n, mb - 1, true).unwrap();
+                    let fits = want.views().iter().all(|z| z.bits() < mb);
+                    match ZVec::powm(&small, &a, &ev, mv) {
+                        Ok(g) => {
+                            assert!(fits);
+                            assert_eq!(g.to_list().unwrap().views(), want.views());
+                        }
+                        Err(Error::SizeTooLarge(_)) => assert!(!fits),
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            }
+        }
+
+        /// Full-size exponents and a negative one (refused, like the CPU path).
+        #[test]
+        fn device_powm_full_exponents_and_errors() {
+            let mut rng = Rng(52);
+            for l in [16usize, 32] {
+                let mut m: Vec<u64> = (0..l).map(|_| rng.next()).collect();
+                m[0] |= 1;
+                m[l - 1] |= 1 << 63;
+                let mv = IntRef::new(false, &m);
+                let n = 300;
+                let x: Vec<Coef> = (0..n).map(|_| coef(&mut rng, 64 * l as u64, 0)).collect();
+                let e: Vec<Coef> = (0..n).map(|_| (false, coef(&mut rng, 64 * l as u64, 0).1)).collect();
+                let bits = 64 * l as u64;
+                let (a, ev) = (dev(&x, bits), dev(&e, bits));
+                let r = ZVec::zeros_on(n, bits, true).unwrap();
+                let want = cpu::powm(&views(&x), &views(&e), mv).unwrap();
+                assert_eq!(ZVec::powm(&r, &a, &ev, mv).unwrap().to_list().unwrap().views(), want.views());
+                let mut neg = e.clone();
+                neg[n / 2] = (true, vec![3]);
+                let en = dev(&neg, bits);
+                assert!(matches!(ZVec::powm(&r, &a, &en, mv), Err(Error::InvalidArgument(_))));
+            }
+        }
+    }
+}
