@@ -7,6 +7,8 @@
 //! Prints Markdown tables. Bounds: mul ≥ (bytes moved)/3.0 TB/s; CGBN's H100 numbers for reference.
 //!   usage: gpu_zvec [reps] [log2 n]     (default 10 reps, n = 2^20)
 //!          gpu_zvec resident [reps]      the device-resident table only
+//!          gpu_zvec mul [reps]           its product rows only (to compare kernel variants: env knobs
+//!                                        GPMP_ZVEC_MINB, GPMP_ZVEC_MINBC, GPMP_ZVEC_ACC, GPMP_ZVEC_CHUNK)
 //!          gpu_zvec kernels              one mul and one add per size (for a profiler)
 use gpmp::gpu::device;
 use gpmp::int::{batch, IntRef, ZVec};
@@ -102,6 +104,9 @@ fn main() {
         let bytes = (n * (4 * l) * 8 + 3 * n) as f64;
         println!("| {bits} | mul | {:.4} | {:.3e} | {:.0} | {cg_mul:.3e} | {:.2} |", t * 1e3, n as f64 / t, bytes / t / 1e9, n as f64 / t / cg_mul);
         check(&ZVec::mul(&rp, &a, &b).unwrap(), &batch::mul(&xa, &xb).unwrap().views(), "mul");
+        if mode == "mul" {
+            continue;
+        }
         let t = per_call(reps, || ZVec::add(&rs, &a, &b).unwrap(), sync);
         let bytes = (n * (3 * l + 1) * 8 + 3 * n) as f64;
         println!("| {bits} | add | {:.4} | {:.3e} | {:.0} | {cg_add:.3e} | {:.2} |", t * 1e3, n as f64 / t, bytes / t / 1e9, n as f64 / t / cg_add);
@@ -111,7 +116,7 @@ fn main() {
         let t = per_call(reps, || ZVec::sub(&rd, &a, &b), |_| ());
         println!("| {bits} | sub (checked) | {:.4} | {:.3e} | {:.0} | | |", t * 1e3, n as f64 / t, bytes / t / 1e9);
     }
-    if mode == "resident" {
+    if mode == "resident" || mode == "mul" {
         return;
     }
     println!("\nEnd to end from host integers: a zvec chain set a, set b, mul, get (word-major packing) in host memory (CPU, {} threads) and in device memory (GPU, PCIe both ways), and the plain batch product batch::mul (GMP mpn per element, the CPU path of gpmp_mpz_mul_n):\n", runtime::num_threads());
