@@ -34,41 +34,45 @@ fn chunk() -> usize {
     *C.get_or_init(|| knob("GPMP_ZVEC_CHUNK", 1..=MAX_REG).unwrap_or(MAX_REG))
 }
 
-/// Minimum resident blocks per SM asked of the compiler (`MINB`, `__launch_bounds__`), which caps
-/// registers at 65536 / (MINB·NT), for the register product and add/sub (`chunked` false) and for
-/// the chunked product: 1 (no cap), or env `GPMP_ZVEC_MINB` / `GPMP_ZVEC_MINBC` (1..=16, tuning).
-fn min_blocks(chunked: bool) -> usize {
-    static M: OnceLock<[usize; 2]> = OnceLock::new();
-    M.get_or_init(|| [knob("GPMP_ZVEC_MINB", 1..=16).unwrap_or(1), knob("GPMP_ZVEC_MINBC", 1..=16).unwrap_or(1)])[usize::from(chunked)]
+/// Compile-time tuning of the register product and add/sub (`chunked` false) or of the chunked
+/// product: (`MINB`, `ZV_ACC`), the minimum resident blocks per SM asked of the compiler, which
+/// caps registers at 65536 / (MINB·NT), and the independent accumulators of a product column.
+/// Defaults measured on the H100 (bench/results/gpu-h100.md, 2026-11-22 07:48 UTC): (5, 1), 96
+/// registers and 4.16e9 products/s at 1024 bits against (1, 2) at 144 registers and 3.46e9; (4, 2)
+/// chunked, 128 registers: 9.3e8 at 2048 bits and 2.4e8 at 4096, against 8.9e8 and 2.2e8 at 142
+/// registers. Env `GPMP_ZVEC_MINB` / `GPMP_ZVEC_ACC` (register) and `GPMP_ZVEC_MINBC` /
+/// `GPMP_ZVEC_ACCC` (chunked) override them, for tuning.
+fn tuning(chunked: bool) -> (usize, usize) {
+    static T: OnceLock<[(usize, usize); 2]> = OnceLock::new();
+    T.get_or_init(|| {
+        [
+            (knob("GPMP_ZVEC_MINB", 1..=16).unwrap_or(5), knob("GPMP_ZVEC_ACC", 1..=4).unwrap_or(1)),
+            (knob("GPMP_ZVEC_MINBC", 1..=16).unwrap_or(4), knob("GPMP_ZVEC_ACCC", 1..=4).unwrap_or(2)),
+        ]
+    })[usize::from(chunked)]
 }
 
-/// Independent accumulators of a product column (`ZV_ACC`): 2, or env `GPMP_ZVEC_ACC` (1..=4, tuning).
-fn accumulators() -> usize {
-    static A: OnceLock<usize> = OnceLock::new();
-    *A.get_or_init(|| knob("GPMP_ZVEC_ACC", 1..=4).unwrap_or(2))
-}
-
-fn spec_of(c: usize, minb: usize, acc: usize) -> Spec {
+fn spec_of(c: usize, (minb, acc): (usize, usize)) -> Spec {
     Spec { source: "zvec.cu", defines: vec![("C", c as i64), ("NT", NT as i64), ("MINB", minb as i64), ("ZV_ACC", acc as i64)] }
 }
 
 /// The specialisation of add/sub.
 fn addsub_spec() -> Spec {
-    spec_of(1, min_blocks(false), accumulators())
+    spec_of(1, tuning(false))
 }
 
 /// The product kernel's specialisation for operands of at most `l` limbs.
 fn mul_spec(l: usize) -> Spec {
     if l <= MAX_REG {
-        spec_of(l.max(1), min_blocks(false), accumulators())
+        spec_of(l.max(1), tuning(false))
     } else {
-        spec_of(chunk(), min_blocks(true), accumulators())
+        spec_of(chunk(), tuning(true))
     }
 }
 
-/// Every specialisation this module can request (with the default knobs).
+/// Every specialisation this module can request (with the default tuning).
 pub fn specs() -> Vec<Spec> {
-    (1..=MAX_REG).map(|c| spec_of(c, 1, 2)).collect()
+    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([spec_of(MAX_REG, (4, 2))]).collect()
 }
 
 /// The zvec stream of `dev` (created at first use, kept).
@@ -98,34 +102,67 @@ fn function(dev: &Device, spec: &Spec, name: &'static str) -> Result<CudaFunctio
 /// One device allocation of a zvec: the n·L limbs, then the n sign bytes, then (4-aligned) a u32
 /// overflow flag for add/sub. Raw stream-ordered memory of the zvec stream (cuMemAllocAsync /
 /// cuMemFreeAsync), not a cudarc `CudaSlice`: all zvec work is ordered by that one stream, so the
-/// two events a `CudaSlice` creates and records at every use (about 30 driver calls an operation,
-/// 75 µs per call on the H100 host, bench/results/gpu-h100.md) would order nothing.
+/// two events a `CudaSlice` creates and records at every use (about 30 driver calls an operation)
+/// would order nothing. A dropped buffer goes to [`FREED`] for the next allocation of its size.
 struct Buf {
     ptr: sys::CUdeviceptr,
+    bytes: usize,
     stream: Arc<CudaStream>,
+}
+
+/// Freed zvec buffers (at most [`FREED_MAX`], the oldest given back to the driver first), reused
+/// by the next allocation of the same size on the same stream: every operation writes a fresh
+/// destination, and the driver's pool returns unused memory to the system at each
+/// synchronisation, so that without this a chain of operations would map fresh memory for most
+/// of its results. Reuse is stream-ordered: work queued later on the zvec stream runs after all
+/// work on the buffer's previous contents.
+static FREED: Mutex<Vec<(sys::CUdeviceptr, usize, Arc<CudaStream>)>> = Mutex::new(Vec::new());
+const FREED_MAX: usize = 4;
+
+/// Gives `ptr` back to the driver (stream-ordered; a failure can only leak).
+fn release(ptr: sys::CUdeviceptr, stream: &CudaStream) {
+    let _ = shield("zvec free", || {
+        stream.context().bind_to_thread().map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+        // SAFETY: ptr came from malloc_async on this stream and is freed once.
+        unsafe { result::free_async(ptr, stream.cu_stream()) }.map_err(|e| driver_err("cuMemFreeAsync", e))
+    });
 }
 
 impl Buf {
     fn new(stream: &Arc<CudaStream>, bytes: usize) -> Result<Buf> {
-        shield("zvec allocation", || {
-            stream.context().bind_to_thread().map_err(|e| driver_err("cuCtxSetCurrent", e))?;
-            // SAFETY: a fresh allocation on the zvec stream; every byte is written before it is read.
-            let ptr = unsafe { result::malloc_async(stream.cu_stream(), bytes) }.map_err(|e| driver_err("cuMemAllocAsync", e))?;
-            Ok(Buf { ptr, stream: Arc::clone(stream) })
-        })
+        let mut freed = FREED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = freed.iter().position(|(_, b, s)| *b == bytes && Arc::ptr_eq(s, stream)) {
+            let (ptr, _, _) = freed.remove(k);
+            return Ok(Buf { ptr, bytes, stream: Arc::clone(stream) });
+        }
+        let alloc = || {
+            shield("zvec allocation", || {
+                stream.context().bind_to_thread().map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+                // SAFETY: a fresh allocation on the zvec stream; every byte is written before it is read.
+                unsafe { result::malloc_async(stream.cu_stream(), bytes) }.map_err(|e| driver_err("cuMemAllocAsync", e))
+            })
+        };
+        let ptr = match alloc() {
+            Err(Error::OutOfMemory(_)) if !freed.is_empty() => {
+                for (p, _, s) in freed.drain(..) {
+                    release(p, &s);
+                }
+                alloc()?
+            }
+            r => r?,
+        };
+        Ok(Buf { ptr, bytes, stream: Arc::clone(stream) })
     }
 }
 
 impl Drop for Buf {
     fn drop(&mut self) {
-        // Stream-ordered: the memory goes back to the pool after the work queued on the zvec
-        // stream, which is all the work that can use it. A failure here can only leak.
-        let _ = shield("zvec free", || {
-            let ctx = self.stream.context();
-            ctx.bind_to_thread().map_err(|e| driver_err("cuCtxSetCurrent", e))?;
-            // SAFETY: ptr came from malloc_async on this stream and is freed once.
-            unsafe { result::free_async(self.ptr, self.stream.cu_stream()) }.map_err(|e| driver_err("cuMemFreeAsync", e))
-        });
+        let mut freed = FREED.lock().unwrap_or_else(|e| e.into_inner());
+        freed.push((self.ptr, self.bytes, Arc::clone(&self.stream)));
+        if freed.len() > FREED_MAX {
+            let (p, _, s) = freed.remove(0);
+            release(p, &s);
+        }
     }
 }
 
@@ -133,8 +170,8 @@ impl Drop for Buf {
 pub struct DevVec {
     n: usize,
     bits: u64,
-    dev: Arc<Device>,
-    stream: Arc<CudaStream>,
+    pub(super) dev: Arc<Device>,
+    pub(super) stream: Arc<CudaStream>,
     buf: Buf,
 }
 
@@ -147,7 +184,7 @@ impl DevVec {
     }
 
     /// Uninitialised storage for n integers of `bits` bits on `dev`.
-    fn alloc(dev: Arc<Device>, n: usize, bits: u64) -> Result<Self> {
+    pub(super) fn alloc(dev: Arc<Device>, n: usize, bits: u64) -> Result<Self> {
         let stream = stream(&dev)?;
         let words = limbs_for_bits(bits)
             .checked_mul(n)
@@ -161,8 +198,9 @@ impl DevVec {
         self.n * limbs_for_bits(self.bits)
     }
 
-    /// Device addresses of the limbs, the signs and the flag.
-    fn ptrs(&self) -> (u64, u64, u64) {
+    /// Device addresses of the limbs, the signs and the flag (kernel arguments; the kernels run on
+    /// [`DevVec::stream`], which orders every use of the buffer).
+    pub(super) fn ptrs(&self) -> (u64, u64, u64) {
         let (s, f, _) = Self::layout(self.n, self.words());
         (self.buf.ptr, self.buf.ptr + s as u64, self.buf.ptr + f as u64)
     }
@@ -239,7 +277,7 @@ impl DevVec {
         self.bits
     }
 
-    fn limbs(&self) -> u32 {
+    pub(super) fn limbs(&self) -> u32 {
         limbs_for_bits(self.bits) as u32
     }
 
@@ -248,7 +286,7 @@ impl DevVec {
         self.dev.ordinal == other.dev.ordinal
     }
 
-    fn check_pair(a: &DevVec, b: &DevVec) -> Result<()> {
+    pub(super) fn check_pair(a: &DevVec, b: &DevVec) -> Result<()> {
         if a.n != b.n {
             return invalid!("zvec lengths differ ({}, {})", a.n, b.n);
         }
