@@ -5,9 +5,8 @@
 //
 // Carries are plain 64-bit C (no inline-asm carry chains across statements, whose flag dependency
 // the compiler cannot see): a sum s = u + v carries iff s < u; with a carry-in c ∈ {0, 1}, cout =
-// (u + v < u) | (u + v + c < c). A product's high word is at most 2^64 − 2, so it absorbs one
-// carry. Products work on 32-bit digits (the 64-bit limbs split in registers), whose
-// multiply-accumulate is one self-contained asm statement (see mac32).
+// (u + v < u) | (u + v + c < c). Products work on 32-bit digits (the 64-bit limbs split in
+// registers), whose multiply-accumulate is one self-contained asm statement (see mac32).
 //
 // Defines: C (limbs of the register product: operands of at most C limbs each are multiplied
 // with both in registers and every loop unrolled; larger ones in chunks of C limbs of the shorter
@@ -119,9 +118,9 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_addsub(
 }
 
 // r = a·b for r of lr limbs, where the product is known to fit (the host checks capacities):
-// product scanning, column k = Σ a_j b_(k−j) in a three-word accumulator. zv_mul: operands of at
-// most C limbs, both in registers; zv_mulc: larger ones, in chunks (two kernels, so that each
-// gets the registers it needs).
+// 32-bit product scanning, digit column d = Σ x_p y_(d−p) in 96-bit accumulators. zv_mul:
+// operands of at most C limbs, both in registers; zv_mulc: larger ones, in chunks (two kernels,
+// so that each gets the registers it needs).
 extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mul(
     u64* __restrict__ r, u8* __restrict__ rs, const u64* __restrict__ a, const u8* __restrict__ as,
     const u64* __restrict__ b, const u8* __restrict__ bs, u64 n, unsigned la, unsigned lb,

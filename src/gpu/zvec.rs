@@ -1,9 +1,10 @@
 //! `gpmp_zvec` in device memory: n signed integers of at most `bits` bits, L = ⌈bits/64⌉ limbs
 //! each, word-major (limb j of element i at `data[j·n + i]`, as [`crate::int::ZVec`] on the host)
 //! and one sign byte per element (0 or 1; zero has sign 0). Element-wise add/sub and mul run in
-//! `kernels/zvec.cu`, one thread per element; every operation writes a fresh buffer, so that an
-//! operation whose result does not fit its destination leaves it untouched (the caller installs
-//! the result only on success) and the destination may be an operand.
+//! `kernels/zvec.cu`, one thread per element; every operation writes a fresh buffer (freed buffers
+//! are kept for reuse, [`FREED`]), so that an operation whose result does not fit its destination
+//! leaves it untouched (the caller installs the result only on success) and the destination may
+//! be an operand.
 //!
 //! All zvec work of a device goes to one stream of its own, in call order; host reads
 //! ([`DevVec::download`]) wait for it.
@@ -37,17 +38,17 @@ fn chunk() -> usize {
 /// Compile-time tuning of the register product and add/sub (`chunked` false) or of the chunked
 /// product: (`MINB`, `ZV_ACC`), the minimum resident blocks per SM asked of the compiler, which
 /// caps registers at 65536 / (MINB·NT), and the independent accumulators of a product column.
-/// Defaults measured on the H100 (bench/results/gpu-h100.md, 2026-11-22 07:48 UTC): (5, 1), 96
-/// registers and 4.16e9 products/s at 1024 bits against (1, 2) at 144 registers and 3.46e9; (4, 2)
-/// chunked, 128 registers: 9.3e8 at 2048 bits and 2.4e8 at 4096, against 8.9e8 and 2.2e8 at 142
-/// registers. Env `GPMP_ZVEC_MINB` / `GPMP_ZVEC_ACC` (register) and `GPMP_ZVEC_MINBC` /
-/// `GPMP_ZVEC_ACCC` (chunked) override them, for tuning.
+/// Defaults measured on the H100 (bench/results/gpu-h100.md, "zmul" section): (5, 1), 96
+/// registers, 4.2e9 products/s at 1024 bits against 3.5e9 with (1, 2) at 144 registers; (4, 1)
+/// chunked, 128 registers: 1.00e9 at 2048 bits and 2.46e8 at 4096, against 0.89e9 and 2.17e8 with
+/// (1, 2) at 142 registers. Env `GPMP_ZVEC_MINB` / `GPMP_ZVEC_ACC` (register) and
+/// `GPMP_ZVEC_MINBC` / `GPMP_ZVEC_ACCC` (chunked) override them, for tuning.
 fn tuning(chunked: bool) -> (usize, usize) {
     static T: OnceLock<[(usize, usize); 2]> = OnceLock::new();
     T.get_or_init(|| {
         [
             (knob("GPMP_ZVEC_MINB", 1..=16).unwrap_or(5), knob("GPMP_ZVEC_ACC", 1..=4).unwrap_or(1)),
-            (knob("GPMP_ZVEC_MINBC", 1..=16).unwrap_or(4), knob("GPMP_ZVEC_ACCC", 1..=4).unwrap_or(2)),
+            (knob("GPMP_ZVEC_MINBC", 1..=16).unwrap_or(4), knob("GPMP_ZVEC_ACCC", 1..=4).unwrap_or(1)),
         ]
     })[usize::from(chunked)]
 }
@@ -72,7 +73,7 @@ fn mul_spec(l: usize) -> Spec {
 
 /// Every specialisation this module can request (with the default tuning).
 pub fn specs() -> Vec<Spec> {
-    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([spec_of(MAX_REG, (4, 2))]).collect()
+    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([spec_of(MAX_REG, (4, 1))]).collect()
 }
 
 /// The zvec stream of `dev` (created at first use, kept).
