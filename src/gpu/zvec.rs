@@ -109,9 +109,12 @@ struct Buf {
     ptr: sys::CUdeviceptr,
     bytes: usize,
     stream: Arc<CudaStream>,
+    /// Bytes [`FREED`] may hold: 1/16 of the device's memory.
+    cap: usize,
 }
 
-/// Freed zvec buffers (at most [`FREED_MAX`], the oldest given back to the driver first), reused
+/// Freed zvec buffers (at most [`FREED_MAX`] of them and 1/16 of the device's memory, the oldest
+/// given back to the driver first), reused
 /// by the next allocation of the same size on the same stream: every operation writes a fresh
 /// destination, and the driver's pool returns unused memory to the system at each
 /// synchronisation, so that without this a chain of operations would map fresh memory for most
@@ -130,11 +133,12 @@ fn release(ptr: sys::CUdeviceptr, stream: &CudaStream) {
 }
 
 impl Buf {
-    fn new(stream: &Arc<CudaStream>, bytes: usize) -> Result<Buf> {
+    fn new(dev: &Device, stream: &Arc<CudaStream>, bytes: usize) -> Result<Buf> {
+        let cap = dev.total_mem / 16;
         let mut freed = FREED.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(k) = freed.iter().position(|(_, b, s)| *b == bytes && Arc::ptr_eq(s, stream)) {
             let (ptr, _, _) = freed.remove(k);
-            return Ok(Buf { ptr, bytes, stream: Arc::clone(stream) });
+            return Ok(Buf { ptr, bytes, stream: Arc::clone(stream), cap });
         }
         let alloc = || {
             shield("zvec allocation", || {
@@ -152,7 +156,7 @@ impl Buf {
             }
             r => r?,
         };
-        Ok(Buf { ptr, bytes, stream: Arc::clone(stream) })
+        Ok(Buf { ptr, bytes, stream: Arc::clone(stream), cap })
     }
 }
 
@@ -160,7 +164,7 @@ impl Drop for Buf {
     fn drop(&mut self) {
         let mut freed = FREED.lock().unwrap_or_else(|e| e.into_inner());
         freed.push((self.ptr, self.bytes, Arc::clone(&self.stream)));
-        if freed.len() > FREED_MAX {
+        while freed.len() > FREED_MAX || freed.iter().map(|f| f.1).sum::<usize>() > self.cap {
             let (p, _, s) = freed.remove(0);
             release(p, &s);
         }
@@ -191,7 +195,7 @@ impl DevVec {
             .checked_mul(n)
             .filter(|&w| w <= isize::MAX as usize / 16)
             .ok_or_else(|| Error::SizeTooLarge(format!("zvec of {n} integers of {bits} bits")))?;
-        let buf = Buf::new(&stream, Self::layout(n, words).2)?;
+        let buf = Buf::new(&dev, &stream, Self::layout(n, words).2)?;
         Ok(DevVec { n, bits, dev, stream, buf })
     }
 
