@@ -7,7 +7,9 @@
 //! Prints Markdown tables. Bounds: mul ≥ (bytes moved)/3.0 TB/s; CGBN's H100 numbers for reference.
 //!   usage: gpu_zvec [reps] [log2 n]     (default 10 reps, n = 2^20)
 //!          gpu_zvec resident [reps]      the device-resident table only
-//!          gpu_zvec kernels              one mul and one add per size (for a profiler)
+//!          gpu_zvec mul [reps]           its product rows only (to compare kernel variants: env knobs
+//!                                        GPMP_ZVEC_MINB, GPMP_ZVEC_MINBC, GPMP_ZVEC_ACC, GPMP_ZVEC_CHUNK)
+//!          gpu_zvec kernels              one mul a·b and one add a + b per size (for a profiler)
 use gpmp::gpu::device;
 use gpmp::int::{batch, IntRef, ZVec};
 use gpmp::runtime;
@@ -35,18 +37,26 @@ fn vec_on(x: &[IntRef], bits: u64, dev: bool) -> ZVec {
     v
 }
 
-/// Seconds per call of f, over `reps` calls after one warm-up, with `sync` after the last.
-fn per_call<T>(reps: usize, mut f: impl FnMut() -> T, sync: impl Fn(&T)) -> f64 {
-    let w = f();
-    sync(&w);
+/// Seconds per call of f, over `reps` calls after two warm-up calls (so that the zvec buffer
+/// cache holds the two destinations a back-to-back loop alternates between), with `sync` after
+/// the last; and the host's share: seconds per call until the last call returned (enqueue time).
+fn per_call_host<T>(reps: usize, mut f: impl FnMut() -> T, sync: impl Fn(&T)) -> (f64, f64) {
+    let w = (f(), f());
+    sync(&w.1);
     drop(w);
     let s = Instant::now();
     let mut last = None;
     for _ in 0..reps {
         last = Some(f());
     }
+    let host = s.elapsed().as_secs_f64() / reps as f64;
     sync(last.as_ref().unwrap());
-    s.elapsed().as_secs_f64() / reps as f64
+    (s.elapsed().as_secs_f64() / reps as f64, host)
+}
+
+/// Seconds per call of f (see [`per_call_host`]).
+fn per_call<T>(reps: usize, f: impl FnMut() -> T, sync: impl Fn(&T)) -> f64 {
+    per_call_host(reps, f, sync).0
 }
 
 /// Checks 64 sampled elements of `got` against `want`.
@@ -78,17 +88,18 @@ fn main() {
             let l = (bits / 64) as usize;
             let (ma, sa) = random(&mut rng, n, bits);
             let xa = views(&ma, &sa, l);
-            let a = vec_on(&xa, bits, true);
+            let (mb, sb) = random(&mut rng, n, bits);
+            let (a, b) = (vec_on(&xa, bits, true), vec_on(&views(&mb, &sb, l), bits, true));
             let rp = ZVec::zeros_on(n, 2 * bits, true).unwrap();
             let rs = ZVec::zeros_on(n, bits + 1, true).unwrap();
-            ZVec::mul(&rp, &a, &a).unwrap().synchronize().unwrap();
-            ZVec::add(&rs, &a, &a).unwrap().synchronize().unwrap();
+            ZVec::mul(&rp, &a, &b).unwrap().synchronize().unwrap();
+            ZVec::add(&rs, &a, &b).unwrap().synchronize().unwrap();
         }
         return;
     }
     println!("Device-resident, n = {n}, {reps} reps (wall time per call / n):\n");
-    println!("| bits | op | ms per call | ops/s | GB/s moved | CGBN ops/s | ours / CGBN |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| bits | op | ms per call | host µs per call | ops/s | GB/s moved | CGBN ops/s | ours / CGBN |");
+    println!("|---|---|---|---|---|---|---|---|");
     for &(bits, cg_mul, cg_add) in &cgbn {
         let l = (bits / 64) as usize;
         let (ma, sa) = random(&mut rng, n, bits);
@@ -98,20 +109,23 @@ fn main() {
         let rp = ZVec::zeros_on(n, 2 * bits, true).unwrap();
         let rs = ZVec::zeros_on(n, bits + 1, true).unwrap();
         let sync = |v: &ZVec| v.synchronize().unwrap();
-        let t = per_call(reps, || ZVec::mul(&rp, &a, &b).unwrap(), sync);
+        let (t, h) = per_call_host(reps, || ZVec::mul(&rp, &a, &b).unwrap(), sync);
         let bytes = (n * (4 * l) * 8 + 3 * n) as f64;
-        println!("| {bits} | mul | {:.4} | {:.3e} | {:.0} | {cg_mul:.3e} | {:.2} |", t * 1e3, n as f64 / t, bytes / t / 1e9, n as f64 / t / cg_mul);
+        println!("| {bits} | mul | {:.4} | {:.1} | {:.3e} | {:.0} | {cg_mul:.3e} | {:.2} |", t * 1e3, h * 1e6, n as f64 / t, bytes / t / 1e9, n as f64 / t / cg_mul);
         check(&ZVec::mul(&rp, &a, &b).unwrap(), &batch::mul(&xa, &xb).unwrap().views(), "mul");
-        let t = per_call(reps, || ZVec::add(&rs, &a, &b).unwrap(), sync);
+        if mode == "mul" {
+            continue;
+        }
+        let (t, h) = per_call_host(reps, || ZVec::add(&rs, &a, &b).unwrap(), sync);
         let bytes = (n * (3 * l + 1) * 8 + 3 * n) as f64;
-        println!("| {bits} | add | {:.4} | {:.3e} | {:.0} | {cg_add:.3e} | {:.2} |", t * 1e3, n as f64 / t, bytes / t / 1e9, n as f64 / t / cg_add);
+        println!("| {bits} | add | {:.4} | {:.1} | {:.3e} | {:.0} | {cg_add:.3e} | {:.2} |", t * 1e3, h * 1e6, n as f64 / t, bytes / t / 1e9, n as f64 / t / cg_add);
         check(&ZVec::add(&rs, &a, &b).unwrap(), &batch::add(&xa, &xb).unwrap().views(), "add");
         // a difference into `bits` bits may overflow: the flag is read back every call
         let rd = ZVec::zeros_on(n, bits, true).unwrap();
-        let t = per_call(reps, || ZVec::sub(&rd, &a, &b), |_| ());
-        println!("| {bits} | sub (checked) | {:.4} | {:.3e} | {:.0} | | |", t * 1e3, n as f64 / t, bytes / t / 1e9);
+        let (t, h) = per_call_host(reps, || ZVec::sub(&rd, &a, &b), |_| ());
+        println!("| {bits} | sub (checked) | {:.4} | {:.1} | {:.3e} | {:.0} | | |", t * 1e3, h * 1e6, n as f64 / t, bytes / t / 1e9);
     }
-    if mode == "resident" {
+    if mode == "resident" || mode == "mul" {
         return;
     }
     println!("\nEnd to end from host integers: a zvec chain set a, set b, mul, get (word-major packing) in host memory (CPU, {} threads) and in device memory (GPU, PCIe both ways), and the plain batch product batch::mul (GMP mpn per element, the CPU path of gpmp_mpz_mul_n):\n", runtime::num_threads());

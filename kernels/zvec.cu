@@ -5,74 +5,64 @@
 //
 // Carries are plain 64-bit C (no inline-asm carry chains across statements, whose flag dependency
 // the compiler cannot see): a sum s = u + v carries iff s < u; with a carry-in c ∈ {0, 1}, cout =
-// (u + v < u) | (u + v + c < c). A product's high word is at most 2^64 − 2, so it absorbs one
-// carry. The product's multiply-accumulate is one self-contained asm statement (see mac).
+// (u + v < u) | (u + v + c < c). Products work on 32-bit digits (the 64-bit limbs split in
+// registers), whose multiply-accumulate is one self-contained asm statement (see mac32).
 //
 // Defines: C (limbs of the register product: operands of at most C limbs each are multiplied
-// with both in registers and every loop unrolled; larger ones in chunks of C limbs of a against a
-// sliding window of C limbs of b), NT (threads per block).
+// with both in registers and every loop unrolled; larger ones in chunks of C limbs of the shorter
+// operand against a window of the longer), NT (threads per block), MINB (minimum resident blocks
+// per SM asked of the compiler, which caps registers at 65536 / (MINB·NT)), ZV_ACC (independent
+// accumulators of a product column, for instruction-level parallelism).
 #ifndef C
 #define C 4
 #endif
 #ifndef NT
 #define NT 128
 #endif
+#ifndef MINB
+#define MINB 1
+#endif
+#ifndef ZV_ACC
+#define ZV_ACC 2
+#endif
 
 typedef unsigned long long u64;
+typedef unsigned int u32;
 typedef unsigned char u8;
 
-// (c2:c1:c0) += x·y, c2 < 2^32. On the device as one inline-asm statement on 32-bit halves
-// (x = x1·2^32 + x0, y likewise; the 160-bit accumulator as digits d0..d4): the carry flag lives
-// only inside the statement, so no compiler reordering can separate a carry from its use. It adds
-// x0·y0 + x1·y1·2^64 in one chain, then x0·y1·2^32 and x1·y0·2^32 (13 instructions, against
-// about 18 for the portable form below, which a host compiler, as in tests/zvec_kernels, or the
-// define ZVEC_PORTABLE selects).
-__device__ __forceinline__ void mac(u64 x, u64 y, u64& c0, u64& c1, u64& c2) {
+// (h:m:l) += x·y on 32-bit words (h never overflows: a column sums at most 2^32 products). One
+// self-contained asm statement, so the carry flag never crosses statements; ptxas fuses the first
+// two instructions into one IMAD.WIDE.U32 with carry-out, so that a 32×32-bit partial product costs
+// about two instructions (against about four for the 64-bit form a 64×64 product needs). The
+// portable form is the reference (host emulation, tests/zvec_kernels; define ZVEC_PORTABLE).
+__device__ __forceinline__ void mac32(u32 x, u32 y, u32& l, u32& m, u32& h) {
 #if defined(__CUDA_ARCH__) && !defined(ZVEC_PORTABLE)
     asm volatile(
-        "{\n\t.reg .u32 x0, x1, y0, y1, d0, d1, d2, d3, d4;\n\t"
-        "mov.b64 {x0, x1}, %3;\n\t"
-        "mov.b64 {y0, y1}, %4;\n\t"
-        "mov.b64 {d0, d1}, %0;\n\t"
-        "mov.b64 {d2, d3}, %1;\n\t"
-        "cvt.u32.u64 d4, %2;\n\t"
-        "mad.lo.cc.u32 d0, x0, y0, d0;\n\t"
-        "madc.hi.cc.u32 d1, x0, y0, d1;\n\t"
-        "madc.lo.cc.u32 d2, x1, y1, d2;\n\t"
-        "madc.hi.cc.u32 d3, x1, y1, d3;\n\t"
-        "addc.u32 d4, d4, 0;\n\t"
-        "mad.lo.cc.u32 d1, x0, y1, d1;\n\t"
-        "madc.hi.cc.u32 d2, x0, y1, d2;\n\t"
-        "addc.cc.u32 d3, d3, 0;\n\t"
-        "addc.u32 d4, d4, 0;\n\t"
-        "mad.lo.cc.u32 d1, x1, y0, d1;\n\t"
-        "madc.hi.cc.u32 d2, x1, y0, d2;\n\t"
-        "addc.cc.u32 d3, d3, 0;\n\t"
-        "addc.u32 d4, d4, 0;\n\t"
-        "mov.b64 %0, {d0, d1};\n\t"
-        "mov.b64 %1, {d2, d3};\n\t"
-        "cvt.u64.u32 %2, d4;\n\t"
-        "}"
-        : "+l"(c0), "+l"(c1), "+l"(c2)
-        : "l"(x), "l"(y));
+        "mad.lo.cc.u32 %0, %3, %4, %0;\n\t"
+        "madc.hi.cc.u32 %1, %3, %4, %1;\n\t"
+        "addc.u32 %2, %2, 0;"
+        : "+r"(l), "+r"(m), "+r"(h)
+        : "r"(x), "r"(y));
 #else
-    u64 lo = x * y, hi = __umul64hi(x, y);
-    c0 += lo;
-    hi += c0 < lo;
-    c1 += hi;
-    c2 += c1 < hi;
+    u64 t = (u64)x * y + l, s = (t >> 32) + m;
+    l = (u32)t;
+    m = (u32)s;
+    h += (u32)(s >> 32);
 #endif
 }
 
-// (c2:c1:c0) += (e2:e1:e0), when the sum fits (columns are split over two accumulators so that
-// consecutive multiply-accumulates do not wait on each other's carries).
-__device__ __forceinline__ void merge(u64& c0, u64& c1, u64& c2, u64 e0, u64 e1, u64 e2) {
-    c0 += e0;
-    u64 t = c0 < e0;
-    c1 += t;
-    c2 += c1 < t;
-    c1 += e1;
-    c2 += (c1 < e1) + e2;
+// Accumulators 1 .. ZV_ACC − 1 added into accumulator 0 (and cleared): the sum of the column's
+// partial products, (h:m:l) < 2^96.
+__device__ __forceinline__ void fold(u32 (&l)[ZV_ACC], u32 (&m)[ZV_ACC], u32 (&h)[ZV_ACC]) {
+#pragma unroll
+    for (int t = 1; t < ZV_ACC; ++t) {
+        u64 s = (u64)l[0] + l[t];
+        l[0] = (u32)s;
+        s = (s >> 32) + m[0] + m[t];
+        m[0] = (u32)s;
+        h[0] += h[t] + (u32)(s >> 32);
+        l[t] = m[t] = h[t] = 0;
+    }
 }
 
 // r = a ± b (sub = 0 or 1) for r of lr limbs whose top limb holds rtop bits (0: all 64). An
@@ -80,7 +70,7 @@ __device__ __forceinline__ void merge(u64& c0, u64& c1, u64& c2, u64 e0, u64 e1,
 // (−1)^sa |a| and (−1)^sb |b| (sb flipped for a difference): equal signs add magnitudes; otherwise
 // the smaller magnitude (compared from the top limb) is subtracted from the larger, whose sign
 // the result takes.
-extern "C" __global__ void __launch_bounds__(NT) zv_addsub(
+extern "C" __global__ void __launch_bounds__(NT, MINB) zv_addsub(
     u64* __restrict__ r, u8* __restrict__ rs, const u64* __restrict__ a, const u8* __restrict__ as,
     const u64* __restrict__ b, const u8* __restrict__ bs, u64 n, unsigned la, unsigned lb,
     unsigned lr, unsigned rtop, unsigned sub, unsigned* __restrict__ flag)
@@ -128,84 +118,183 @@ extern "C" __global__ void __launch_bounds__(NT) zv_addsub(
 }
 
 // r = a·b for r of lr limbs, where the product is known to fit (the host checks capacities):
-// product scanning, column k = Σ a_j b_(k−j) in a three-word accumulator.
-extern "C" __global__ void __launch_bounds__(NT) zv_mul(
+// 32-bit product scanning, digit column d = Σ x_p y_(d−p) in 96-bit accumulators. zv_mul:
+// operands of at most C limbs, both in registers; zv_mulc: larger ones, in chunks (two kernels,
+// so that each gets the registers it needs).
+extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mul(
     u64* __restrict__ r, u8* __restrict__ rs, const u64* __restrict__ a, const u8* __restrict__ as,
     const u64* __restrict__ b, const u8* __restrict__ bs, u64 n, unsigned la, unsigned lb,
     unsigned lr)
 {
     const u64 i = (u64)blockIdx.x * NT + threadIdx.x;
     if (i >= n) return;
+    // Both operands in registers as 2C digits of 32 bits, 32-bit product scanning: digit column d
+    // = Σ x_p y_(d−p) in a 96-bit accumulator, ZV_ACC independent ones (p mod ZV_ACC) for ILP.
+    u32 x[2 * C], y[2 * C];
     u64 nza = 0, nzb = 0;
-    if (la <= C && lb <= C) {
-        // Both operands in registers, C×C products unrolled.
-        u64 x[C], y[C];
+#pragma unroll
+    for (unsigned j = 0; j < C; ++j) {
+        u64 u = j < la ? a[j * n + i] : 0, v = j < lb ? b[j * n + i] : 0;
+        nza |= u;
+        nzb |= v;
+        x[2 * j] = (u32)u;
+        x[2 * j + 1] = (u32)(u >> 32);
+        y[2 * j] = (u32)v;
+        y[2 * j + 1] = (u32)(v >> 32);
+    }
+    u32 l[ZV_ACC], m[ZV_ACC], h[ZV_ACC];
+#pragma unroll
+    for (int t = 0; t < ZV_ACC; ++t) l[t] = m[t] = h[t] = 0;
+    u32 lo = 0;
+#pragma unroll
+    for (int d = 0; d < 4 * C; ++d) {
+#pragma unroll
+        for (int p = 0; p < 2 * C; ++p) {
+            if (d - p < 0 || d - p >= 2 * C) continue;
+            mac32(x[p], y[d - p], l[p % ZV_ACC], m[p % ZV_ACC], h[p % ZV_ACC]);
+        }
+        // Digit d of the product: the sum of the accumulators' low words; their carry and the
+        // middle and high words move on to column d + 1 (in accumulator 0).
+        fold(l, m, h);
+        if (d & 1) {
+            if ((unsigned)(d / 2) < lr) r[(u64)(d / 2) * n + i] = (u64)lo | (u64)l[0] << 32;
+        } else {
+            lo = l[0];
+        }
+        l[0] = m[0];
+        m[0] = h[0];
+        h[0] = 0;
+    }
+    for (unsigned k = 2 * C; k < lr; ++k) r[k * n + i] = 0;
+    rs[i] = ((as[i] != 0) ^ (bs[i] != 0)) & (nza != 0) & (nzb != 0);
+}
+
+// Digit column of a chunk product: Σ x_p·y_p over p = plo..phi (compile-time bounds once
+// unrolled), y_p the digit of b paired with x_p; then the accumulators folded into the first.
+__device__ __forceinline__ void dcol(const u32 (&x)[2 * C], const u32 (&y)[2 * C], int plo, int phi, u32 (&l)[ZV_ACC],
+                                     u32 (&m)[ZV_ACC], u32 (&h)[ZV_ACC]) {
+#pragma unroll
+    for (int p = 0; p < 2 * C; ++p) {
+        if (p < plo || p > phi) continue;
+        mac32(x[p], y[p], l[p % ZV_ACC], m[p % ZV_ACC], h[p % ZV_ACC]);
+    }
+    fold(l, m, h);
+}
+
+// (h:m:l) += v.
+__device__ __forceinline__ void add32(u32 v, u32& l, u32& m, u32& h) {
+    u64 s = (u64)l + v;
+    l = (u32)s;
+    s = (s >> 32) + m;
+    m = (u32)s;
+    h += (u32)(s >> 32);
+}
+
+extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulc(
+    u64* __restrict__ r, u8* __restrict__ rs, const u64* __restrict__ a, const u8* __restrict__ as,
+    const u64* __restrict__ b, const u8* __restrict__ bs, u64 n, unsigned la, unsigned lb,
+    unsigned lr)
+{
+    const u64 i = (u64)blockIdx.x * NT + threadIdx.x;
+    if (i >= n) return;
+    // b is the longer operand (swapped if not), and lb > C. Chunk c of a (limbs cC .. cC + C − 1,
+    // as 2C digits of 32 bits in registers) times b, by 32-bit product scanning: digit columns
+    // d = 0 .. 2(lb + C) − 1 of limb columns o = cC + ⌊d/2⌋, each Σ x_p b_(d−p) over the p with
+    // 0 ≤ d − p < 2lb only (no product of a padding zero of the window), plus what the earlier
+    // chunks left in r (limbs below cC + lb). The running sum a_low·b ≤ a·b fits in lr limbs, so
+    // limbs from lr on are zero and not stored.
+    //  - limbs 0 .. C − 1 and the blocks of C limbs after them: digit q of b in wb[q mod 2C], so
+    //    that in a block unrolled 2C times every index is a constant (no window shifts);
+    //  - the last lb mod C limbs below lb: the window w[p] = b_(d−p), shifted per digit;
+    //  - limbs lb .. lb + C − 1: the window runs out of b (unrolled: the shifts are renamings).
+    if (la > lb) {
+        const u64* t = a; a = b; b = t;
+        const u8* ts = as; as = bs; bs = ts;
+        const unsigned tl = la; la = lb; lb = tl;
+    }
+    u64 nza = 0, nzb = 0;
+    const unsigned nch = (la + C - 1) / C;
+    for (unsigned c = 0; c < nch; ++c) {
+        u32 x[2 * C], wb[2 * C];
 #pragma unroll
         for (unsigned j = 0; j < C; ++j) {
-            x[j] = j < la ? a[j * n + i] : 0;
-            y[j] = j < lb ? b[j * n + i] : 0;
-            nza |= x[j];
-            nzb |= y[j];
+            unsigned aj = c * C + j;
+            u64 u = aj < la ? a[(u64)aj * n + i] : 0;
+            nza |= u;
+            x[2 * j] = (u32)u;
+            x[2 * j + 1] = (u32)(u >> 32);
         }
-        u64 c0 = 0, c1 = 0, c2 = 0;
+        const unsigned o0 = c * C;
+        u32 l[ZV_ACC], m[ZV_ACC], h[ZV_ACC];
 #pragma unroll
-        for (int k = 0; k < 2 * C; ++k) {
-            u64 e0 = 0, e1 = 0, e2 = 0;
+        for (int t = 0; t < ZV_ACC; ++t) l[t] = m[t] = h[t] = 0;
+        u32 lo = 0;
+        u64 bl = 0, rl = 0;
+        // Digit s of limb column k: load b's limb k (and r's, left by earlier chunks) at s = 0,
+        // take their digit s; after the products, digit s of the result; store at s = 1.
+#define ZV_IN(k, s)                                                     \
+        if ((s) == 0) {                                                 \
+            bl = b[(u64)(k) * n + i];                                   \
+            nzb |= bl;                                                  \
+            if (c > 0) rl = r[(u64)(o0 + (k)) * n + i];                 \
+        }                                                               \
+        if (c > 0) add32((u32)(rl >> (32 * (s))), l[0], m[0], h[0]);
+#define ZV_OUT(k, s)                                                    \
+        if ((s) == 0) lo = l[0];                                        \
+        else if (o0 + (k) < lr) r[(u64)(o0 + (k)) * n + i] = (u64)lo | (u64)l[0] << 32; \
+        l[0] = m[0];                                                    \
+        m[0] = h[0];                                                    \
+        h[0] = 0;
 #pragma unroll
-            for (int j = 0; j < C; ++j) {
-                if (k - j < 0 || k - j >= C) continue;
-                if (j & 1) mac(x[j], y[k - j], e0, e1, e2);
-                else mac(x[j], y[k - j], c0, c1, c2);
-            }
-            merge(c0, c1, c2, e0, e1, e2);
-            if ((unsigned)k < lr) r[(u64)k * n + i] = c0;
-            c0 = c1; c1 = c2; c2 = 0;
+        for (int d = 0; d < 2 * C; ++d) {
+            ZV_IN(d / 2, d % 2)
+            wb[d] = (u32)(bl >> (32 * (d % 2)));
+            u32 y[2 * C];
+#pragma unroll
+            for (int p = 0; p < 2 * C; ++p) y[p] = p <= d ? wb[d - p] : 0;
+            dcol(x, y, 0, d, l, m, h);
+            ZV_OUT(d / 2, d % 2)
         }
-        for (unsigned k = 2 * C; k < lr; ++k) r[k * n + i] = 0;
-    } else {
-        // Chunk c of a (limbs cC .. cC + C − 1, in registers) times b: columns o = cC + k, with
-        // w[j] = b_(k−j) sliding in one limb of b per column, added to what the earlier chunks left
-        // in r (limbs below cC + lb). The running sum a_low·b ≤ a·b fits in lr limbs, so columns
-        // from lr on are zero and skipped.
-        const unsigned nch = (la + C - 1) / C;
-        for (unsigned c = 0; c < nch; ++c) {
-            u64 x[C], w[C];
+        unsigned k0 = C;
+        for (; k0 + C <= lb; k0 += C) {
 #pragma unroll
-            for (unsigned j = 0; j < C; ++j) {
-                unsigned aj = c * C + j;
-                x[j] = aj < la ? a[(u64)aj * n + i] : 0;
-                nza |= x[j];
-                w[j] = 0;
-            }
-            const unsigned o0 = c * C;
-            const unsigned end = o0 + C + lb < lr ? o0 + C + lb : lr;
-            u64 c0 = 0, c1 = 0, c2 = 0;
-            for (unsigned o = o0; o < end; ++o) {
-                const unsigned k = o - o0;
+            for (int d = 0; d < 2 * C; ++d) {
+                ZV_IN(k0 + d / 2, d % 2)
+                wb[d] = (u32)(bl >> (32 * (d % 2)));
+                u32 y[2 * C];
 #pragma unroll
-                for (int j = C - 1; j > 0; --j) w[j] = w[j - 1];
-                w[0] = k < lb ? b[(u64)k * n + i] : 0;
-                nzb |= w[0];
-                if (c > 0 && k < lb) {
-                    u64 t = r[(u64)o * n + i];
-                    c0 += t;
-                    u64 cc = c0 < t;
-                    c1 += cc;
-                    c2 += c1 < cc;
-                }
-                u64 e0 = 0, e1 = 0, e2 = 0;
-#pragma unroll
-                for (int j = 0; j < C; ++j) {
-                    if (j & 1) mac(x[j], w[j], e0, e1, e2);
-                    else mac(x[j], w[j], c0, c1, c2);
-                }
-                merge(c0, c1, c2, e0, e1, e2);
-                r[(u64)o * n + i] = c0;
-                c0 = c1; c1 = c2; c2 = 0;
+                for (int p = 0; p < 2 * C; ++p) y[p] = wb[(d - p + 2 * C) % (2 * C)];
+                dcol(x, y, 0, 2 * C - 1, l, m, h);
+                ZV_OUT(k0 + d / 2, d % 2)
             }
         }
-        const unsigned hi = nch == 0 ? 0 : nch * C + lb < lr ? nch * C + lb : lr;
-        for (unsigned k = hi; k < lr; ++k) r[(u64)k * n + i] = 0;
+        // The last digit loaded, 2k0 − 1, is ≡ 2C − 1 (mod 2C): w[p] = b_(2k0−1−p) = wb[2C − 1 − p].
+        u32 w[2 * C];
+#pragma unroll
+        for (int p = 0; p < 2 * C; ++p) w[p] = wb[2 * C - 1 - p];
+        for (unsigned k = k0; k < lb; ++k) {
+#pragma unroll
+            for (int s = 0; s < 2; ++s) {
+                ZV_IN(k, s)
+#pragma unroll
+                for (int p = 2 * C - 1; p > 0; --p) w[p] = w[p - 1];
+                w[0] = (u32)(bl >> (32 * s));
+                dcol(x, w, 0, 2 * C - 1, l, m, h);
+                ZV_OUT(k, s)
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < 2 * C; ++e) {
+#pragma unroll
+            for (int p = 2 * C - 1; p > 0; --p) w[p] = w[p - 1];
+            w[0] = 0;
+            dcol(x, w, e + 1, 2 * C - 1, l, m, h);
+            ZV_OUT(lb + e / 2, e % 2)
+        }
+#undef ZV_IN
+#undef ZV_OUT
     }
+    const unsigned hi = nch == 0 ? 0 : nch * C + lb < lr ? nch * C + lb : lr;
+    for (unsigned k = hi; k < lr; ++k) r[(u64)k * n + i] = 0;
     rs[i] = ((as[i] != 0) ^ (bs[i] != 0)) & (nza != 0) & (nzb != 0);
 }

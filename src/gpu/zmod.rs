@@ -94,7 +94,7 @@ fn launch(name: &'static str, x: &DevVec, y: &DevVec, m: &[u64], bits: u64, chec
     DevVec::check_pair(x, y)?;
     let m = normalized(m);
     let l = spec_limbs(m.len()).filter(|_| supports(m)).ok_or_else(|| Error::Internal("zmod: modulus not supported on the device".into()))?;
-    let mut r = DevVec::alloc(Arc::clone(&x.dev), x.len(), bits)?;
+    let r = DevVec::alloc(Arc::clone(&x.dev), x.len(), bits)?;
     let n = x.len();
     if n == 0 {
         return Ok(r);
@@ -117,8 +117,9 @@ fn launch(name: &'static str, x: &DevVec, y: &DevVec, m: &[u64], bits: u64, chec
         let dpw = s.clone_htod(&pw[..]).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
         let mut flag = s.alloc_zeros::<u32>(1).map_err(|e| driver_err("cuMemAllocAsync", e))?;
         let (nw, lr, rtop) = (n as u64, r.limbs(), (bits % 64) as u32);
+        let ((rd, rs, _), (xd, xs, _), (yd, ys, _)) = (r.ptrs(), x.ptrs(), y.ptrs());
         let mut b = s.launch_builder(&f);
-        b.arg(&mut r.data).arg(&mut r.neg).arg(&x.data).arg(&x.neg).arg(&y.data).arg(&y.neg);
+        b.arg(&rd).arg(&rs).arg(&xd).arg(&xs).arg(&yd).arg(&ys);
         b.arg(&nw).arg(&lx).arg(&ly).arg(&lr).arg(&rtop).arg(&dpw).arg(&p).arg(&mut flag);
         // SAFETY: arguments match zm_mulmod/zm_powm of spec L: r, x, y hold n·(lr, lx, ly) limbs
         // and n signs, dpw rows·L limbs covering every chunk of x and y, p = (M', m padded to L),

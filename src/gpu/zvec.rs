@@ -1,9 +1,10 @@
 //! `gpmp_zvec` in device memory: n signed integers of at most `bits` bits, L = ⌈bits/64⌉ limbs
 //! each, word-major (limb j of element i at `data[j·n + i]`, as [`crate::int::ZVec`] on the host)
 //! and one sign byte per element (0 or 1; zero has sign 0). Element-wise add/sub and mul run in
-//! `kernels/zvec.cu`, one thread per element; every operation writes a fresh buffer, so that an
-//! operation whose result does not fit its destination leaves it untouched (the caller installs
-//! the result only on success) and the destination may be an operand.
+//! `kernels/zvec.cu`, one thread per element; every operation writes a fresh buffer (freed buffers
+//! are kept for reuse, [`FREED`]), so that an operation whose result does not fit its destination
+//! leaves it untouched (the caller installs the result only on success) and the destination may
+//! be an operand.
 //!
 //! All zvec work of a device goes to one stream of its own, in call order; host reads
 //! ([`DevVec::download`]) wait for it.
@@ -12,7 +13,7 @@ use super::device::{self, Device};
 use super::{driver_err, shield};
 use crate::int::limbs_for_bits;
 use crate::{invalid, Error, Result};
-use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{result, sys, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -23,30 +24,56 @@ const NT: u32 = 128;
 /// thread and ran at a quarter of CGBN's rate on the H100, bench/results/gpu-h100.md.)
 const MAX_REG: usize = 16;
 
+/// A tuning knob from the environment: `name` parsed, if within `range`.
+fn knob(name: &str, range: std::ops::RangeInclusive<usize>) -> Option<usize> {
+    std::env::var(name).ok().and_then(|v| v.trim().parse().ok()).filter(|c| range.contains(c))
+}
+
 /// Limbs per chunk above [`MAX_REG`]: 16, or env `GPMP_ZVEC_CHUNK` (1..=16, for tuning).
 fn chunk() -> usize {
     static C: OnceLock<usize> = OnceLock::new();
-    *C.get_or_init(|| {
-        std::env::var("GPMP_ZVEC_CHUNK").ok().and_then(|v| v.trim().parse().ok()).filter(|c| (1..=MAX_REG).contains(c)).unwrap_or(MAX_REG)
-    })
+    *C.get_or_init(|| knob("GPMP_ZVEC_CHUNK", 1..=MAX_REG).unwrap_or(MAX_REG))
 }
 
-/// `C` of the product kernel for operands of at most `l` limbs.
-fn mul_c(l: usize) -> usize {
+/// Compile-time tuning of the register product and add/sub (`chunked` false) or of the chunked
+/// product: (`MINB`, `ZV_ACC`), the minimum resident blocks per SM asked of the compiler, which
+/// caps registers at 65536 / (MINB·NT), and the independent accumulators of a product column.
+/// Defaults measured on the H100 (bench/results/gpu-h100.md, "zmul" section): (5, 1), 96
+/// registers, 4.2e9 products/s at 1024 bits against 3.5e9 with (1, 2) at 144 registers; (4, 1)
+/// chunked, 128 registers: 1.00e9 at 2048 bits and 2.46e8 at 4096, against 0.89e9 and 2.17e8 with
+/// (1, 2) at 142 registers. Env `GPMP_ZVEC_MINB` / `GPMP_ZVEC_ACC` (register) and
+/// `GPMP_ZVEC_MINBC` / `GPMP_ZVEC_ACCC` (chunked) override them, for tuning.
+fn tuning(chunked: bool) -> (usize, usize) {
+    static T: OnceLock<[(usize, usize); 2]> = OnceLock::new();
+    T.get_or_init(|| {
+        [
+            (knob("GPMP_ZVEC_MINB", 1..=16).unwrap_or(5), knob("GPMP_ZVEC_ACC", 1..=4).unwrap_or(1)),
+            (knob("GPMP_ZVEC_MINBC", 1..=16).unwrap_or(4), knob("GPMP_ZVEC_ACCC", 1..=4).unwrap_or(1)),
+        ]
+    })[usize::from(chunked)]
+}
+
+fn spec_of(c: usize, (minb, acc): (usize, usize)) -> Spec {
+    Spec { source: "zvec.cu", defines: vec![("C", c as i64), ("NT", NT as i64), ("MINB", minb as i64), ("ZV_ACC", acc as i64)] }
+}
+
+/// The specialisation of add/sub.
+fn addsub_spec() -> Spec {
+    spec_of(1, tuning(false))
+}
+
+/// The product kernel's specialisation for operands of at most `l` limbs.
+fn mul_spec(l: usize) -> Spec {
     if l <= MAX_REG {
-        l.max(1)
+        spec_of(l.max(1), tuning(false))
     } else {
-        chunk()
+        spec_of(chunk(), tuning(true))
     }
 }
 
-fn spec(c: usize) -> Spec {
-    Spec { source: "zvec.cu", defines: vec![("C", c as i64), ("NT", NT as i64)] }
-}
-
-/// Every specialisation this module can request.
+/// Every specialisation this module can request (with the default tuning).
 pub fn specs() -> Vec<Spec> {
-    (1..=MAX_REG).map(spec).collect()
+    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([spec_of(MAX_REG, (4, 1))]).collect()
 }
 
 /// The zvec stream of `dev` (created at first use, kept).
@@ -61,16 +88,87 @@ fn stream(dev: &Device) -> Result<Arc<CudaStream>> {
     Ok(s)
 }
 
-/// Kernel `name` of specialisation c on `dev` (looked up once, then kept).
-fn function(dev: &Device, c: usize, name: &'static str) -> Result<CudaFunction> {
-    static F: OnceLock<Mutex<HashMap<(usize, usize, &'static str), CudaFunction>>> = OnceLock::new();
-    let key = (dev.ordinal, c, name);
+/// Kernel `name` of `spec` on `dev` (looked up once, then kept).
+fn function(dev: &Device, spec: &Spec, name: &'static str) -> Result<CudaFunction> {
+    static F: OnceLock<Mutex<HashMap<(usize, Spec, &'static str), CudaFunction>>> = OnceLock::new();
+    let key = (dev.ordinal, spec.clone(), name);
     if let Some(f) = F.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(f.clone());
     }
-    let f = compile::module(dev, &spec(c))?.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e))?;
+    let f = compile::module(dev, spec)?.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e))?;
     F.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner()).insert(key, f.clone());
     Ok(f)
+}
+
+/// One device allocation of a zvec: the n·L limbs, then the n sign bytes, then (4-aligned) a u32
+/// overflow flag for add/sub. Raw stream-ordered memory of the zvec stream (cuMemAllocAsync /
+/// cuMemFreeAsync), not a cudarc `CudaSlice`: all zvec work is ordered by that one stream, so the
+/// two events a `CudaSlice` creates and records at every use (about 30 driver calls an operation)
+/// would order nothing. A dropped buffer goes to [`FREED`] for the next allocation of its size.
+struct Buf {
+    ptr: sys::CUdeviceptr,
+    bytes: usize,
+    stream: Arc<CudaStream>,
+    /// Bytes [`FREED`] may hold: 1/16 of the device's memory.
+    cap: usize,
+}
+
+/// Freed zvec buffers (at most [`FREED_MAX`] of them and 1/16 of the device's memory, the oldest
+/// given back to the driver first), reused
+/// by the next allocation of the same size on the same stream: every operation writes a fresh
+/// destination, and the driver's pool returns unused memory to the system at each
+/// synchronisation, so that without this a chain of operations would map fresh memory for most
+/// of its results. Reuse is stream-ordered: work queued later on the zvec stream runs after all
+/// work on the buffer's previous contents.
+static FREED: Mutex<Vec<(sys::CUdeviceptr, usize, Arc<CudaStream>)>> = Mutex::new(Vec::new());
+const FREED_MAX: usize = 4;
+
+/// Gives `ptr` back to the driver (stream-ordered; a failure can only leak).
+fn release(ptr: sys::CUdeviceptr, stream: &CudaStream) {
+    let _ = shield("zvec free", || {
+        stream.context().bind_to_thread().map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+        // SAFETY: ptr came from malloc_async on this stream and is freed once.
+        unsafe { result::free_async(ptr, stream.cu_stream()) }.map_err(|e| driver_err("cuMemFreeAsync", e))
+    });
+}
+
+impl Buf {
+    fn new(dev: &Device, stream: &Arc<CudaStream>, bytes: usize) -> Result<Buf> {
+        let cap = dev.total_mem / 16;
+        let mut freed = FREED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = freed.iter().position(|(_, b, s)| *b == bytes && Arc::ptr_eq(s, stream)) {
+            let (ptr, _, _) = freed.remove(k);
+            return Ok(Buf { ptr, bytes, stream: Arc::clone(stream), cap });
+        }
+        let alloc = || {
+            shield("zvec allocation", || {
+                stream.context().bind_to_thread().map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+                // SAFETY: a fresh allocation on the zvec stream; every byte is written before it is read.
+                unsafe { result::malloc_async(stream.cu_stream(), bytes) }.map_err(|e| driver_err("cuMemAllocAsync", e))
+            })
+        };
+        let ptr = match alloc() {
+            Err(Error::OutOfMemory(_)) if !freed.is_empty() => {
+                for (p, _, s) in freed.drain(..) {
+                    release(p, &s);
+                }
+                alloc()?
+            }
+            r => r?,
+        };
+        Ok(Buf { ptr, bytes, stream: Arc::clone(stream), cap })
+    }
+}
+
+impl Drop for Buf {
+    fn drop(&mut self) {
+        let mut freed = FREED.lock().unwrap_or_else(|e| e.into_inner());
+        freed.push((self.ptr, self.bytes, Arc::clone(&self.stream)));
+        while freed.len() > FREED_MAX || freed.iter().map(|f| f.1).sum::<usize>() > self.cap {
+            let (p, _, s) = freed.remove(0);
+            release(p, &s);
+        }
+    }
 }
 
 /// A batch of integers on one device.
@@ -79,34 +177,46 @@ pub struct DevVec {
     bits: u64,
     pub(super) dev: Arc<Device>,
     pub(super) stream: Arc<CudaStream>,
-    /// n·L limbs (at least one word: empty allocations are avoided).
-    pub(super) data: CudaSlice<u64>,
-    /// n signs (at least one byte).
-    pub(super) neg: CudaSlice<u8>,
+    buf: Buf,
 }
 
 impl DevVec {
+    /// Byte offsets of the signs and of the flag in the allocation, and its size, for n·L words.
+    fn layout(n: usize, words: usize) -> (usize, usize, usize) {
+        let signs = 8 * words.max(1);
+        let flag = (signs + n.max(1)).next_multiple_of(4);
+        (signs, flag, flag + 4)
+    }
+
     /// Uninitialised storage for n integers of `bits` bits on `dev`.
     pub(super) fn alloc(dev: Arc<Device>, n: usize, bits: u64) -> Result<Self> {
         let stream = stream(&dev)?;
         let words = limbs_for_bits(bits)
             .checked_mul(n)
-            .filter(|&w| w <= isize::MAX as usize / 8)
+            .filter(|&w| w <= isize::MAX as usize / 16)
             .ok_or_else(|| Error::SizeTooLarge(format!("zvec of {n} integers of {bits} bits")))?;
-        shield("zvec allocation", || {
-            // SAFETY: plain words and bytes; every word is written before it is read.
-            let data = unsafe { stream.alloc::<u64>(words.max(1)) }.map_err(|e| driver_err("cuMemAllocAsync", e))?;
-            let neg = unsafe { stream.alloc::<u8>(n.max(1)) }.map_err(|e| driver_err("cuMemAllocAsync", e))?;
-            Ok(DevVec { n, bits, dev, stream, data, neg })
-        })
+        let buf = Buf::new(&dev, &stream, Self::layout(n, words).2)?;
+        Ok(DevVec { n, bits, dev, stream, buf })
+    }
+
+    fn words(&self) -> usize {
+        self.n * limbs_for_bits(self.bits)
+    }
+
+    /// Device addresses of the limbs, the signs and the flag (kernel arguments; the kernels run on
+    /// [`DevVec::stream`], which orders every use of the buffer).
+    pub(super) fn ptrs(&self) -> (u64, u64, u64) {
+        let (s, f, _) = Self::layout(self.n, self.words());
+        (self.buf.ptr, self.buf.ptr + s as u64, self.buf.ptr + f as u64)
     }
 
     /// n zeros of `bits` bits on the current device.
     pub fn zeros(n: usize, bits: u64) -> Result<Self> {
-        let mut v = Self::alloc(device::current()?, n, bits)?;
+        let v = Self::alloc(device::current()?, n, bits)?;
+        let bytes = Self::layout(n, v.words()).2;
         shield("zvec zeros", || {
-            v.stream.memset_zeros(&mut v.data).map_err(|e| driver_err("cuMemsetD8Async", e))?;
-            v.stream.memset_zeros(&mut v.neg).map_err(|e| driver_err("cuMemsetD8Async", e))
+            // SAFETY: the allocation holds `bytes` bytes.
+            unsafe { result::memset_d8_async(v.buf.ptr, 0, bytes, v.stream.cu_stream()) }.map_err(|e| driver_err("cuMemsetD8Async", e))
         })?;
         Ok(v)
     }
@@ -116,14 +226,19 @@ impl DevVec {
         if data.len() != n * limbs_for_bits(bits) || neg.len() != n {
             return Err(Error::Internal(format!("zvec upload of {} limbs and {} signs", data.len(), neg.len())));
         }
-        let mut v = Self::alloc(device::current()?, n, bits)?;
+        let v = Self::alloc(device::current()?, n, bits)?;
         let signs: Vec<u8> = neg.iter().map(|&s| u8::from(s)).collect();
+        let (d, s, _) = v.ptrs();
         shield("zvec upload", || {
-            if !data.is_empty() {
-                v.stream.memcpy_htod(data, &mut v.data).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
-            }
-            if n > 0 {
-                v.stream.memcpy_htod(&signs[..], &mut v.neg).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+            let cs = v.stream.cu_stream();
+            // SAFETY: the allocation holds n·L words at d and n bytes at s.
+            unsafe {
+                if !data.is_empty() {
+                    result::memcpy_htod_async(d, data, cs).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+                }
+                if n > 0 {
+                    result::memcpy_htod_async(s, &signs[..], cs).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+                }
             }
             // The host buffers may go once this returns.
             v.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))
@@ -133,15 +248,24 @@ impl DevVec {
 
     /// (limbs, signs) in host memory, after all work queued on the zvec stream.
     pub fn download(&self) -> Result<(Vec<u64>, Vec<bool>)> {
-        let words = self.n * limbs_for_bits(self.bits);
+        let words = self.words();
+        let (d, s, _) = self.ptrs();
         shield("zvec download", || {
-            let mut data = vec![0u64; words.max(1)];
-            let mut neg = vec![0u8; self.n.max(1)];
-            self.stream.memcpy_dtoh(&self.data, &mut data[..]).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
-            self.stream.memcpy_dtoh(&self.neg, &mut neg[..]).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+            let mut data = vec![0u64; words];
+            let mut neg = vec![0u8; self.n];
+            let cs = self.stream.cu_stream();
+            self.stream.context().bind_to_thread().map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+            // SAFETY: the allocation holds n·L words at d and n bytes at s; the stream is
+            // synchronised before the host buffers are read or dropped.
+            unsafe {
+                if words > 0 {
+                    result::memcpy_dtoh_async(&mut data[..], d, cs).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+                }
+                if self.n > 0 {
+                    result::memcpy_dtoh_async(&mut neg[..], s, cs).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+                }
+            }
             self.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
-            data.truncate(words);
-            neg.truncate(self.n);
             Ok((data, neg.into_iter().map(|s| s != 0).collect()))
         })
     }
@@ -190,25 +314,32 @@ impl DevVec {
     /// is skipped when bits ≥ max(a.bits, b.bits) + 1 makes every result fit).
     pub fn add_sub(a: &DevVec, b: &DevVec, sub: bool, bits: u64) -> Result<DevVec> {
         Self::check_pair(a, b)?;
-        let mut r = Self::alloc(Arc::clone(&a.dev), a.n, bits)?;
+        let r = Self::alloc(Arc::clone(&a.dev), a.n, bits)?;
         if a.n == 0 {
             return Ok(r);
         }
-        let f = function(&a.dev, 1, "zv_addsub")?;
+        let f = function(&a.dev, &addsub_spec(), "zv_addsub")?;
         let cfg = r.config()?;
         let fits = bits > a.bits.max(b.bits);
         shield("zvec add/sub", || {
             let s = &r.stream;
-            let mut flag = s.alloc_zeros::<u32>(1).map_err(|e| driver_err("cuMemAllocAsync", e))?;
+            let cs = s.cu_stream();
+            let ((rd, rs, flag), (ad, as_, _), (bd, bs, _)) = (r.ptrs(), a.ptrs(), b.ptrs());
+            if !fits {
+                // SAFETY: the flag is 4 bytes of r's allocation.
+                unsafe { result::memset_d8_async(flag, 0, 4, cs) }.map_err(|e| driver_err("cuMemsetD8Async", e))?;
+            }
             let (n, la, lb, lr, rtop, subw) = (a.n as u64, a.limbs(), b.limbs(), r.limbs(), (bits % 64) as u32, u32::from(sub));
             let mut l = s.launch_builder(&f);
-            l.arg(&mut r.data).arg(&mut r.neg).arg(&a.data).arg(&a.neg).arg(&b.data).arg(&b.neg);
-            l.arg(&n).arg(&la).arg(&lb).arg(&lr).arg(&rtop).arg(&subw).arg(&mut flag);
-            // SAFETY: arguments match zv_addsub; r, a, b hold n·(lr, la, lb) limbs and n signs.
+            l.arg(&rd).arg(&rs).arg(&ad).arg(&as_).arg(&bd).arg(&bs);
+            l.arg(&n).arg(&la).arg(&lb).arg(&lr).arg(&rtop).arg(&subw).arg(&flag);
+            // SAFETY: arguments match zv_addsub; r, a, b hold n·(lr, la, lb) limbs and n signs,
+            // and all three are ordered by the zvec stream.
             unsafe { l.launch(cfg) }.map_err(|e| driver_err("zv_addsub launch", e))?;
             if !fits {
                 let mut h = [0u32];
-                s.memcpy_dtoh(&flag, &mut h[..]).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+                // SAFETY: reads the 4-byte flag, then waits for the copy.
+                unsafe { result::memcpy_dtoh_async(&mut h[..], flag, cs) }.map_err(|e| driver_err("cuMemcpyDtoH", e))?;
                 s.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
                 if h[0] != 0 {
                     return Err(Error::SizeTooLarge(format!("a {} does not fit in {bits} bits", if sub { "difference" } else { "sum" })));
@@ -225,20 +356,21 @@ impl DevVec {
         if bits < a.bits.saturating_add(b.bits) {
             return Err(Error::SizeTooLarge(format!("product of {}- and {}-bit zvecs into a {bits}-bit zvec", a.bits, b.bits)));
         }
-        let mut r = Self::alloc(Arc::clone(&a.dev), a.n, bits)?;
+        let r = Self::alloc(Arc::clone(&a.dev), a.n, bits)?;
         if a.n == 0 {
             return Ok(r);
         }
-        let c = mul_c(a.limbs().max(b.limbs()) as usize);
-        let f = function(&a.dev, c, "zv_mul")?;
+        let l = a.limbs().max(b.limbs()) as usize;
+        let f = function(&a.dev, &mul_spec(l), if l <= MAX_REG { "zv_mul" } else { "zv_mulc" })?;
         let cfg = r.config()?;
         shield("zvec mul", || {
+            let ((rd, rs, _), (ad, as_, _), (bd, bs, _)) = (r.ptrs(), a.ptrs(), b.ptrs());
             let (n, la, lb, lr) = (a.n as u64, a.limbs(), b.limbs(), r.limbs());
             let mut l = r.stream.launch_builder(&f);
-            l.arg(&mut r.data).arg(&mut r.neg).arg(&a.data).arg(&a.neg).arg(&b.data).arg(&b.neg);
+            l.arg(&rd).arg(&rs).arg(&ad).arg(&as_).arg(&bd).arg(&bs);
             l.arg(&n).arg(&la).arg(&lb).arg(&lr);
-            // SAFETY: arguments match zv_mul; r, a, b hold n·(lr, la, lb) limbs and n signs, and
-            // lr ≥ la + lb limbs' worth of bits holds every product.
+            // SAFETY: arguments match zv_mul; r, a, b hold n·(lr, la, lb) limbs and n signs, all
+            // ordered by the zvec stream, and lr limbs of ≥ a.bits + b.bits bits hold every product.
             unsafe { l.launch(cfg) }.map_err(|e| driver_err("zv_mul launch", e))
         })?;
         Ok(r)
@@ -257,11 +389,68 @@ mod tests {
     #[test]
     fn product_specialisations_cover_every_size() {
         let specs = specs();
+        assert!(specs.contains(&addsub_spec()));
         for l in 0..=600 {
-            let c = mul_c(l);
-            assert!(specs.contains(&spec(c)), "{l}");
+            let s = mul_spec(l);
+            assert!(specs.contains(&s), "{l}");
+            let c = s.defines[0].1 as usize;
             assert!(l > MAX_REG || c >= l, "{l}: operands in registers");
             assert!(c <= MAX_REG);
+        }
+    }
+}
+
+#[cfg(all(test, feature = "gpu-tests"))]
+mod gpu_tests {
+    use crate::int::{batch, IntRef, ZVec};
+
+    /// Products, sums and differences on the device equal GMP's (`batch`, mpn per element) for
+    /// every limb count 1..=66 (the register product for 1..=16 limbs, the chunked one above, with
+    /// every remainder mod 16 and both operand orders), operands of other sizes, and elements that
+    /// are zero, all-ones limbs, single limbs or random, of mixed signs; 129 elements (two blocks).
+    #[test]
+    fn every_limb_count_matches_gmp() {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let n = 129;
+        for l in 1..=66usize {
+            for lb in [l, l.div_ceil(2), 1, l + 3] {
+                let mut gen = |l: usize| -> Vec<(bool, Vec<u64>)> {
+                    (0..n)
+                        .map(|_| {
+                            let mag = match next() % 5 {
+                                0 => vec![],
+                                1 => vec![u64::MAX; l],
+                                2 => vec![next() | 1],
+                                _ => (0..l - (next() as usize % l)).map(|_| next()).collect(),
+                            };
+                            (!mag.is_empty() && next() & 1 == 1, mag)
+                        })
+                        .collect()
+                };
+                let (x, y) = (gen(l), gen(lb));
+                let (vx, vy): (Vec<IntRef>, Vec<IntRef>) =
+                    (x.iter().map(|(s, m)| IntRef::new(*s, m)).collect(), y.iter().map(|(s, m)| IntRef::new(*s, m)).collect());
+                let (ba, bb) = (64 * l as u64, 64 * lb as u64);
+                let on_dev = |v: &[IntRef], bits| {
+                    let mut z = ZVec::zeros_on(n, bits, true).unwrap();
+                    z.set(v).unwrap();
+                    z
+                };
+                let (a, b) = (on_dev(&vx, ba), on_dev(&vy, bb));
+                let rp = ZVec::zeros_on(n, ba + bb, true).unwrap();
+                let want = batch::mul(&vx, &vy).unwrap();
+                assert_eq!(ZVec::mul(&rp, &a, &b).unwrap().to_list().unwrap().views(), want.views(), "{l}·{lb} limbs");
+                assert_eq!(ZVec::mul(&rp, &b, &a).unwrap().to_list().unwrap().views(), want.views(), "{lb}·{l} limbs");
+                let rs = ZVec::zeros_on(n, ba.max(bb) + 1, true).unwrap();
+                assert_eq!(ZVec::add(&rs, &a, &b).unwrap().to_list().unwrap().views(), batch::add(&vx, &vy).unwrap().views(), "{l}+{lb}");
+                assert_eq!(ZVec::sub(&rs, &a, &b).unwrap().to_list().unwrap().views(), batch::sub(&vx, &vy).unwrap().views(), "{l}−{lb}");
+            }
         }
     }
 }

@@ -9,7 +9,7 @@
 #define __global__
 #define __device__
 #define __forceinline__ inline
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __restrict__
 struct Dim { unsigned x; };
 static Dim threadIdx, blockIdx;
@@ -105,7 +105,8 @@ int main() {
     }
     unsigned rb = ba + bb + (rnd() % 3 == 0 ? rnd() % 200 : 0);
     Vec r = make(n, rb);
-    launch(n, [&] { zv_mul(r.d.data(), r.s.data(), a.d.data(), a.s.data(), b.d.data(), b.s.data(), n, a.l, b.l, r.l); });
+    auto mul = a.l <= C && b.l <= C ? zv_mul : zv_mulc;
+    launch(n, [&] { mul(r.d.data(), r.s.data(), a.d.data(), a.s.data(), b.d.data(), b.s.data(), n, a.l, b.l, r.l); });
     for (unsigned i = 0; i < n; i++) {
       mpz_mul(want, A[i], B[i]);
       checks++;
