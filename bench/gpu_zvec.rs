@@ -3,7 +3,7 @@
 //! one synchronisation: kernel plus launch and stream-ordered allocation), each result checked
 //! against the CPU on sampled elements; then end to end from host integers (set a, set b, mul, get)
 //! against the CPU batch product (`batch::mul`, GMP mpn per element, all cores), for AUTO's
-//! threshold; then the CPU `batch::powm` (GMP mpz_powm per element, all cores) at 1024 and 2048 bits.
+//! threshold (powm against the CPU: `gpu_zmod`).
 //! Prints Markdown tables. Bounds: mul ≥ (bytes moved)/3.0 TB/s; CGBN's H100 numbers for reference.
 //!   usage: gpu_zvec [reps] [log2 n]     (default 10 reps, n = 2^20)
 //!          gpu_zvec resident [reps]      the device-resident table only
@@ -154,22 +154,5 @@ fn main() {
         };
         let (cpu, gpu) = (chain(false), chain(true));
         println!("| {bits} | 2^{logn} | {:.3} | {:.3} | {:.3} | {:.2} |", plain * 1e3, cpu * 1e3, gpu * 1e3, cpu / gpu);
-    }
-    println!("\nCPU batch::powm (mpz_powm per element, {} threads), full-size odd modulus and exponent:\n", runtime::num_threads());
-    println!("| bits | n | ms | powm/s |");
-    println!("|---|---|---|---|");
-    for bits in [1024u64, 2048] {
-        let n = 1usize << 12;
-        let l = (bits / 64) as usize;
-        let (ma, sa) = random(&mut rng, n, bits);
-        let (me, _) = random(&mut rng, n, bits);
-        let mut m: Vec<u64> = (0..l).map(|_| rng.next()).collect();
-        m[0] |= 1;
-        m[l - 1] |= 1 << 63;
-        let xa = views(&ma, &sa, l);
-        let pos = vec![false; n];
-        let xe = views(&me, &pos, l);
-        let t = per_call(1, || runtime::install(|| batch::powm(&xa, &xe, IntRef::new(false, &m)).unwrap()), |_| ());
-        println!("| {bits} | {n} | {:.1} | {:.3e} |", t * 1e3, n as f64 / t);
     }
 }
