@@ -1,5 +1,5 @@
 //! `gpmp_poly_mul*`: dense Z\[x\] multiplication over `mpz_t` arrays and arrays of pointers.
-use super::mpz::{array_slots, check_slots, views_of_array, views_of_ptrs, write_slab, mpz_ptr, mpz_srcptr, mpz_t, SendPtr};
+use super::mpz::{array_slots, check_slots, recycle_views, views_of_array, views_of_ptrs, write_product, write_slab, mpz_ptr, mpz_srcptr, mpz_t, SendPtr};
 use super::status::guard;
 use super::gpmp_status;
 use crate::int::IntRef;
@@ -41,13 +41,42 @@ fn mul_into(
     }
     let hlen = f.len() + g.len() - 1;
     check_slots(hlen, &format!("{name}: h"), out)?;
-    let h = if alg == Alg::Auto && zpoly::runs_inline(&f, &g) {
-        zpoly::mul(&f, &g, alg)?
-    } else {
-        runtime::install(|| zpoly::mul(&f, &g, alg))?
-    };
-    drop((f, g)); // the views may alias h
-    unsafe { write_slab(&h, out) }
+    if alg == Alg::Auto && zpoly::runs_inline(&f, &g) {
+        let h = zpoly::mul(&f, &g, alg)?;
+        drop((f, g)); // the views may alias h
+        return unsafe { write_slab(&h, out) };
+    }
+    let h = runtime::install(|| product(&f, &g, alg))?;
+    recycle_views(f);
+    recycle_views(g); // the views may alias h
+    unsafe { h.write(out) }
+}
+
+/// A product in host memory: a slab, or the GPU's result as it came from the device.
+enum Product {
+    Slab(crate::int::ZSlab),
+    Gpu(crate::gpu::multimod::HostProduct),
+}
+
+impl Product {
+    /// # Safety
+    /// As `write_slab`.
+    unsafe fn write(mut self, out: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
+        match &mut self {
+            Product::Slab(h) => write_slab(h, out),
+            Product::Gpu(h) => write_product(h, out),
+        }
+    }
+}
+
+/// f·g by `alg` (inside gpmp's pool); AUTO's GPU products stay in host memory.
+fn product(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<Product> {
+    if alg == Alg::Auto {
+        if let Some(h) = zpoly::mul_on_gpu(f, g)? {
+            return Ok(Product::Gpu(h));
+        }
+    }
+    zpoly::mul(f, g, alg).map(Product::Slab)
 }
 
 /// h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;
@@ -97,9 +126,9 @@ pub unsafe extern "C" fn gpmp_poly_sqr(h: *mut mpz_t, f: *const mpz_t, flen: usi
         }
         let out = array_slots(h);
         check_slots(2 * flen - 1, "gpmp_poly_sqr: h", &out)?;
-        let r = runtime::install(|| zpoly::mul(&fv, &fv, Alg::Auto))?;
-        drop(fv);
-        write_slab(&r, &out)
+        let r = runtime::install(|| product(&fv, &fv, Alg::Auto))?;
+        recycle_views(fv);
+        r.write(&out)
     })
 }
 

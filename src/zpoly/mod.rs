@@ -125,6 +125,18 @@ pub fn gpu_wanted(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<bool> 
     Ok(gpu_bits(f, g, backend)?.is_some())
 }
 
+/// `mul(f, g, Auto)` when it runs on the GPU (see [`gpu_wanted`]), left in host memory for the C
+/// layer to write into `mpz_t` without a [`ZSlab`]; `None` when it runs on the CPU.
+pub fn mul_on_gpu(f: &[IntRef], g: &[IntRef]) -> Result<Option<crate::gpu::multimod::HostProduct>> {
+    if f.is_empty() || g.is_empty() {
+        return Ok(None);
+    }
+    match gpu_bits(f, g, runtime::backend())? {
+        Some(bits) => crate::gpu::multimod::mul_host(f, g, bits).map(Some),
+        None => Ok(None),
+    }
+}
+
 /// [`gpu_wanted`], with the product's coefficient bound (`product_bits`) when it is.
 fn gpu_bits(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<Option<u64>> {
     if backend == Backend::Cpu {
