@@ -46,22 +46,51 @@ pub(crate) unsafe fn view<'a>(z: *const mpz_t) -> IntRef<'a> {
 /// # Safety
 /// `p` points to `len` initialised `mpz_t` (see [`view`]).
 pub(crate) unsafe fn views_of_array<'a>(p: *const mpz_t, len: usize, what: &str) -> Result<Vec<IntRef<'a>>> {
+    views_and_bits(p, len, what).map(|(v, _)| v)
+}
+
+/// [`views_of_array`] and the largest bit size among them (found in the same pass).
+///
+/// # Safety
+/// As [`views_of_array`].
+pub(crate) unsafe fn views_and_bits<'a>(p: *const mpz_t, len: usize, what: &str) -> Result<(Vec<IntRef<'a>>, u64)> {
     if len == 0 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
     if p.is_null() {
         return invalid!("{what} is NULL but its length is {len}");
     }
     check_len(len, what)?;
     if len < PARALLEL_LEN {
-        return Ok((0..len).map(|i| view(p.add(i))).collect());
+        let v: Vec<IntRef> = (0..len).map(|i| view(p.add(i))).collect();
+        let bits = crate::int::max_bits(&v);
+        return Ok((v, bits));
     }
     let base = SendPtr(p as *mut mpz_t);
     let mut v: Vec<IntRef<'a>> = pooled_views();
     v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory(format!("{what}: views of {len} elements")))?;
-    // SAFETY: as above; the workers only read distinct elements.
-    crate::runtime::install(|| v.par_extend((0..len).into_par_iter().with_min_len(1 << 12).map(|i| unsafe { view(base.get().add(i)) })));
-    Ok(v)
+    const GRAIN: usize = 1 << 12;
+    let spare = &mut v.spare_capacity_mut()[..len];
+    let bits = crate::runtime::install(|| {
+        spare
+            .par_chunks_mut(GRAIN)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut bits = 0;
+                for (j, slot) in chunk.iter_mut().enumerate() {
+                    // SAFETY: as above; the workers only read distinct elements.
+                    let x = unsafe { view(base.get().add(c * GRAIN + j)) };
+                    bits = bits.max(x.bits());
+                    slot.write(x);
+                }
+                bits
+            })
+            .max()
+            .unwrap_or(0)
+    });
+    // SAFETY: the first len slots were all written above.
+    v.set_len(len);
+    Ok((v, bits))
 }
 
 /// Empty view vectors kept for reuse, at most [`POOL_SLOTS`] of [`PARALLEL_LEN`] to

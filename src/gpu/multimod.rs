@@ -376,6 +376,17 @@ pub fn mul_bits(f: &[IntRef], g: &[IntRef], bits: u64) -> Result<ZSlab> {
 
 /// [`mul_bits`] left in host memory (see [`HostProduct`]), stride `limbs_for_bits(bits)`.
 pub fn mul_host(f: &[IntRef], g: &[IntRef], bits: u64) -> Result<HostProduct> {
+    mul_host_limbs(f, g, bits, max_limbs(f, g))
+}
+
+/// The most limbs of a coefficient of f or g.
+fn max_limbs(f: &[IntRef], g: &[IntRef]) -> usize {
+    f.par_iter().chain(g).with_min_len(1 << 14).map(|c| c.mag.len()).max().unwrap_or(0)
+}
+
+/// [`mul_host`] given the most limbs of an input coefficient (`limbs_for_bits` of the larger
+/// `max_bits`: the views are normalized).
+pub fn mul_host_limbs(f: &[IntRef], g: &[IntRef], bits: u64, limbs: usize) -> Result<HostProduct> {
     let hlen = f.len() + g.len() - 1;
     if bits == 0 {
         return HostProduct::new(None, hlen, 1, 0);
@@ -383,7 +394,7 @@ pub fn mul_host(f: &[IntRef], g: &[IntRef], bits: u64) -> Result<HostProduct> {
     let dev = device::current()?;
     shield("GPU poly_mul", || {
         let t0 = Instant::now();
-        let job = Job::new(&dev, f, g, bits)?;
+        let job = Job::new(&dev, f, g, bits, limbs)?;
         if std::env::var_os("GPMP_TRACE").is_some() {
             let ms = (Instant::now() - t0).as_secs_f64() * 1e3;
             eprintln!("GPMP_TRACE gpu poly_mul: {} primes, n = {}, {:?}, setup {ms:.3} ms", job.s.primes.len(), job.n, job.cut);
@@ -521,9 +532,9 @@ fn plan_cut(k: usize, n: usize, inputs: usize, l: usize, hlen: usize, stride: us
 impl Job {
     /// Chooses the primes and the length, checks that the product fits the free device memory (or
     /// plans its parts), and loads the constants and plans.
-    fn new(dev: &Arc<Device>, f: &[IntRef], g: &[IntRef], bits: u64) -> Result<Job> {
+    fn new(dev: &Arc<Device>, f: &[IntRef], g: &[IntRef], bits: u64, limbs: usize) -> Result<Job> {
         let hlen = f.len() + g.len() - 1;
-        let l = f.par_iter().chain(g).with_min_len(1 << 14).map(|c| c.mag.len()).max().unwrap_or(0).max(1);
+        let l = limbs.max(1);
         let (primes, t, d) = plan_shape(bits, f.len(), g.len(), l)?;
         let logn = (hlen * t).next_power_of_two().max(2).trailing_zeros();
         if logn > MIN_K {
@@ -532,14 +543,15 @@ impl Job {
         let (k, n, stride) = (primes.len(), 1usize << logn, limbs_for_bits(bits));
         let need = device_bytes(k, n, f.len() + g.len(), l, stride, hlen * t, d);
         dev.ctx.bind_to_thread().map_err(launch_err("cuCtxSetCurrent"))?;
-        let free = free_bytes()?;
+        // cuMemGetInfo costs a driver round trip: asked only from an eighth of the device.
+        let free = if need > dev.total_mem as u128 / 8 || cfg!(test) { free_bytes()? } else { usize::MAX };
         let cut = if need > free as u128 {
             let w = crate::nmod::crt::prime_product(&primes).len();
             Some(plan_cut(k, n, f.len() + g.len(), l, hlen, stride, t, w, if t > 1 { d } else { stride }, free)?)
         } else {
             None
         };
-        let stream = dev.stream()?;
+        let stream = take_stream(dev)?;
         let s = setup(dev, &stream, &primes, logn)?;
         let wts = weights(dev, &stream, &primes, l)?;
         Ok(Job { dev: Arc::clone(dev), stream, s, wts, n, l, square: std::ptr::eq(f, g), t, d, cut })
@@ -767,6 +779,34 @@ impl Job {
     }
 }
 
+/// Streams of finished products, kept for the next ones (a new stream costs driver round trips on
+/// every call); at most 16.
+fn stream_pool() -> &'static Mutex<Vec<Arc<CudaStream>>> {
+    static P: OnceLock<Mutex<Vec<Arc<CudaStream>>>> = OnceLock::new();
+    P.get_or_init(Default::default)
+}
+
+/// A kept stream of `dev`, or a new one.
+fn take_stream(dev: &Device) -> Result<Arc<CudaStream>> {
+    let mut pool = stream_pool().lock().unwrap_or_else(|e| e.into_inner());
+    match pool.iter().position(|s| Arc::ptr_eq(s.context(), &dev.ctx)) {
+        Some(i) => Ok(pool.swap_remove(i)),
+        None => {
+            drop(pool);
+            dev.stream()
+        }
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        let mut pool = stream_pool().lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() < 16 {
+            pool.push(Arc::clone(&self.stream));
+        }
+    }
+}
+
 /// A launch of ⌈m / NT⌉ × y blocks.
 fn grid(m: usize, y: usize) -> Result<LaunchConfig> {
     let x = m.div_ceil(NT as usize);
@@ -783,7 +823,7 @@ pub fn time_device(f: &[IntRef], g: &[IntRef], reps: usize) -> Result<(f64, usiz
     let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len()).max(1);
     let dev = device::current()?;
     shield("GPU poly_mul timing", || {
-        let job = Job::new(&dev, f, g, bits)?;
+        let job = Job::new(&dev, f, g, bits, max_limbs(f, g))?;
         let stream = &job.stream;
         let (hlen, stride, l) = (f.len() + g.len() - 1, limbs_for_bits(bits), job.l);
         let mut words = vec![0u64; (f.len() + g.len()) * l];
@@ -1065,14 +1105,14 @@ mod tests {
             // and a cap below the inputs gives OutOfMemory. Returns the cut.
             let check = |f: &[IntRef], g: &[IntRef], group: usize, what: &str| -> Cut {
                 let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len());
-                let job = Job::new(&dev, f, g, bits).unwrap();
+                let job = Job::new(&dev, f, g, bits, max_limbs(f, g)).unwrap();
                 assert_eq!(job.cut, None, "{what}");
                 let inputs = if std::ptr::eq(f, g) { f.len() } else { f.len() + g.len() };
                 let input = (inputs * (8 * job.l + 1)) as u128;
                 let cap = |b: u128| (b * 8 / 7 + 8) as usize;
                 let c = cap(input + 16 * job.n as u128 * (group as u128 + 1) + 1000);
                 MEMORY_CAP.set(Some(c));
-                let cut = Job::new(&dev, f, g, bits).unwrap().cut.expect("a cut");
+                let cut = Job::new(&dev, f, g, bits, max_limbs(f, g)).unwrap().cut.expect("a cut");
                 let got = mul(f, g);
                 MEMORY_CAP.set(Some(cap(input / 3)));
                 let refused = mul(f, g);
