@@ -13,9 +13,6 @@ export XDG_CACHE_HOME=/tmp/gpmp-cache
   lscpu | grep -E "Model name|^CPU\(s\)"; } > $OUT/device.txt 2>&1
 cat $OUT/device.txt
 t() { local s=$(date +%s); "$@"; echo "[$1 rc=$? $(( $(date +%s) - s ))s]"; }
-t timeout ${TEST_S:-100} $H/tests/gpmp-lib --test-threads=4 multimod ffi:: > $OUT/tests.log 2>&1
-grep -E "^test |test result|panicked" $OUT/tests.log | grep -vE "\.\.\. ok$" | tail -12
-grep -cE "\.\.\. ok$" $OUT/tests.log
 cases=${CASES:-2^16:256,2^17:64,2^20:64,2^20x2^4:64,2^20:256,2^22:64}
 t env BENCH_WARMUP=1 timeout 90 $H/bin/gpmp-bench poly-mul --threads $(nproc) --cases "$cases" --min-time 0.2 \
   > $OUT/flint16.md 2> $OUT/flint16.err
@@ -23,5 +20,8 @@ sed -n '/threads/,$p' $OUT/flint16.md | tail -12
 t env GPMP_TRACE=1 BENCH_WARMUP=1 timeout 30 $H/bin/gpmp-bench poly-mul --threads $(nproc) \
   --cases 2^17:64,2^20:64,2^22:64 --min-time 0.01 --max-runs 2 > $OUT/trace.md 2> $OUT/trace.err
 grep GPMP_TRACE $OUT/trace.err | tail -12
+t timeout ${TEST_S:-150} $H/tests/gpmp-lib --test-threads=4 multimod ffi::mpz ffi::poly > $OUT/tests.log 2>&1
+grep -E "^test |test result|panicked" $OUT/tests.log | grep -vE "\.\.\. ok$" | tail -12
+grep -cE "\.\.\. ok$" $OUT/tests.log
 [ -n "${GPU_POLY:-}" ] && t timeout 40 $H/bin/gpu_poly 5 > $OUT/gpu_poly.md 2>&1 && cat $OUT/gpu_poly.md
 true

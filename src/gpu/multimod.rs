@@ -529,6 +529,16 @@ fn plan_cut(k: usize, n: usize, inputs: usize, l: usize, hlen: usize, stride: us
     Ok(Cut { group, block })
 }
 
+/// None when `need` bytes fit `free`, else the [`Cut`] of [`plan_cut`] (d: the split mode's
+/// digit limbs, w: the limbs of M).
+#[allow(clippy::too_many_arguments)]
+fn plan_memory(need: u128, k: usize, n: usize, inputs: usize, l: usize, hlen: usize, stride: usize, t: usize, w: impl FnOnce() -> usize, d: usize, free: usize) -> Result<Option<Cut>> {
+    if need <= free as u128 {
+        return Ok(None);
+    }
+    plan_cut(k, n, inputs, l, hlen, stride, t, w(), if t > 1 { d } else { stride }, free).map(Some)
+}
+
 impl Job {
     /// Chooses the primes and the length, checks that the product fits the free device memory (or
     /// plans its parts), and loads the constants and plans.
@@ -541,16 +551,13 @@ impl Job {
             return Err(Error::SizeTooLarge(format!("{hlen} product coefficients")));
         }
         let (k, n, stride) = (primes.len(), 1usize << logn, limbs_for_bits(bits));
-        let need = device_bytes(k, n, f.len() + g.len(), l, stride, hlen * t, d);
+        let inputs = if std::ptr::eq(f, g) { f.len() } else { f.len() + g.len() };
+        let need = device_bytes(k, n, inputs, l, stride, hlen * t, d);
         dev.ctx.bind_to_thread().map_err(launch_err("cuCtxSetCurrent"))?;
         // cuMemGetInfo costs a driver round trip: asked only from an eighth of the device.
         let free = if need > dev.total_mem as u128 / 8 || cfg!(test) { free_bytes()? } else { usize::MAX };
-        let cut = if need > free as u128 {
-            let w = crate::nmod::crt::prime_product(&primes).len();
-            Some(plan_cut(k, n, f.len() + g.len(), l, hlen, stride, t, w, if t > 1 { d } else { stride }, free)?)
-        } else {
-            None
-        };
+        let w = || crate::nmod::crt::prime_product(&primes).len();
+        let cut = plan_memory(need, k, n, inputs, l, hlen, stride, t, w, d, free)?;
         let stream = take_stream(dev)?;
         let s = setup(dev, &stream, &primes, logn)?;
         let wts = weights(dev, &stream, &primes, l)?;
@@ -1002,6 +1009,67 @@ mod tests {
         }
     }
 
+    /// The products of the parts tests, (f, g, prime group): 256- to 1024-bit coefficients,
+    /// direct and split shapes, one huge coefficient, max coefficients with alternating signs.
+    fn parts_cases() -> Vec<(Vec<crate::zpoly::testing::Coef>, Vec<crate::zpoly::testing::Coef>, usize)> {
+        use crate::zpoly::testing::{coef, poly};
+        let mut rng = Rng(53);
+        let mut v = Vec::new();
+        for &(fl, gl, bits, style, group) in &[
+            (3000usize, 2000usize, 256u64, 0u64, 1usize),
+            (3000, 2000, 256, 1, 2),
+            (2500, 2500, 300, 2, 2),
+            (700, 1, 200, 3, 1),
+            (600, 400, 1024, 1, 1),
+        ] {
+            let f = poly(&mut rng, fl, bits, style);
+            let g = poly(&mut rng, gl, bits, (style + 1) % 4);
+            v.push((f, g, group));
+        }
+        let c = coef(&mut rng, 500, 1).1;
+        v.push(((0..300).map(|i| (i % 2 == 0, c.clone())).collect(), vec![], 0));
+        v
+    }
+
+    /// The test cap on the free device memory whose budget (7/8 of it) holds `inputs`
+    /// coefficients of `l` limbs and `group` + 1 rows of 2n words, plus 1000 bytes.
+    fn parts_cap(inputs: usize, l: usize, n: usize, group: usize) -> usize {
+        let b = (inputs * (8 * l + 1)) as u128 + 16 * n as u128 * (group as u128 + 1) + 1000;
+        (b * 8 / 7 + 8) as usize
+    }
+
+    /// The memory plan of the parts tests' products on the host: the cap of [`parts_cap`] gives
+    /// the requested prime group (all primes at most), CRT blocks shorter than the product (the
+    /// products, not the squares), `OutOfMemory` below the inputs, and no cut without a cap.
+    #[test]
+    fn cuts_follow_the_memory_budget() {
+        use crate::zpoly::testing::views;
+        for (f, g, group) in parts_cases() {
+            let (fv, gv) = (views(&f), views(&g));
+            let ops: Vec<(&[IntRef], &[IntRef])> = if g.is_empty() { vec![(&fv, &fv)] } else { vec![(&fv, &gv), (&fv, &fv)] };
+            for (i, (a, b)) in ops.into_iter().enumerate() {
+                let square = std::ptr::eq(a, b);
+                let bits = product_bits(max_bits_par(a), max_bits_par(b), a.len(), b.len());
+                let l = max_limbs(a, b).max(1);
+                let (primes, t, d) = plan_shape(bits, a.len(), b.len(), l).unwrap();
+                let hlen = a.len() + b.len() - 1;
+                let (k, n, stride) = (primes.len(), (hlen * t).next_power_of_two().max(2), limbs_for_bits(bits));
+                let inputs = if square { a.len() } else { a.len() + b.len() };
+                let group = if group == 0 { k / 2 } else { group };
+                let need = device_bytes(k, n, inputs, l, stride, hlen * t, d);
+                let w = || crate::nmod::crt::prime_product(&primes).len();
+                let what = format!("{} x {}, {bits} bits, k = {k}, T = {t}", a.len(), b.len());
+                assert_eq!(plan_memory(need, k, n, inputs, l, hlen, stride, t, w, d, usize::MAX).unwrap(), None);
+                let cut = plan_memory(need, k, n, inputs, l, hlen, stride, t, w, d, parts_cap(inputs, l, n, group));
+                let cut = cut.unwrap_or_else(|e| panic!("{what}: {e}")).unwrap_or_else(|| panic!("{what}: no cut"));
+                assert_eq!(cut.group, group.min(k), "{what}");
+                assert!(cut.block >= 1 && (i > 0 || g.is_empty() || cut.block < hlen), "{what}: {cut:?}");
+                let low = plan_memory(need, k, n, inputs, l, hlen, stride, t, w, d, parts_cap(inputs / 3, l, 0, 0) / 2);
+                assert!(matches!(low, Err(Error::OutOfMemory(_))), "{what}: {low:?}");
+            }
+        }
+    }
+
     #[cfg(feature = "gpu-tests")]
     mod gpu {
         use super::*;
@@ -1096,27 +1164,27 @@ mod tests {
         /// blocks' boundaries), direct and split (recombined) shapes, squares, max coefficients
         /// and mixed signs, against the uncut product and the GMP oracle; and a cap below the
         /// inputs gives `OutOfMemory`, cleanly.
+        /// The product in parts (a test cap on the free device memory, see [`parts_cases`] and
+        /// [`cuts_follow_the_memory_budget`]): prime groups of 1 to k/2 primes, CRT blocks of a few
+        /// hundred coefficients (crossing the operands' and the blocks' boundaries), direct and
+        /// split (recombined) shapes, squares, max coefficients and mixed signs, against the uncut
+        /// product and the GMP oracle; a cap below the inputs gives `OutOfMemory`, cleanly.
         #[test]
         fn products_in_parts_match() {
-            let mut rng = Rng(53);
             let dev = device::current().unwrap();
-            // Under a cap on the free device memory whose budget (7/8 of it) holds the inputs and
-            // `group` + 1 rows: the cut, then f·g against the uncut product and the GMP oracle,
-            // and a cap below the inputs gives OutOfMemory. Returns the cut.
             let check = |f: &[IntRef], g: &[IntRef], group: usize, what: &str| -> Cut {
                 let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len());
                 let job = Job::new(&dev, f, g, bits, max_limbs(f, g)).unwrap();
                 assert_eq!(job.cut, None, "{what}");
+                let group = if group == 0 { job.s.primes.len() / 2 } else { group };
                 let inputs = if std::ptr::eq(f, g) { f.len() } else { f.len() + g.len() };
-                let input = (inputs * (8 * job.l + 1)) as u128;
-                let cap = |b: u128| (b * 8 / 7 + 8) as usize;
-                let c = cap(input + 16 * job.n as u128 * (group as u128 + 1) + 1000);
-                MEMORY_CAP.set(Some(c));
-                let cut = Job::new(&dev, f, g, bits, max_limbs(f, g)).unwrap().cut.expect("a cut");
+                MEMORY_CAP.set(Some(parts_cap(inputs, job.l, job.n, group)));
+                let cut = Job::new(&dev, f, g, bits, max_limbs(f, g)).map(|j| j.cut);
                 let got = mul(f, g);
-                MEMORY_CAP.set(Some(cap(input / 3)));
+                MEMORY_CAP.set(Some(parts_cap(inputs / 3, job.l, 0, 0) / 2));
                 let refused = mul(f, g);
                 MEMORY_CAP.set(None);
+                let cut = cut.unwrap_or_else(|e| panic!("{what}: {e}")).expect("a cut");
                 assert_eq!(cut.group, group.min(job.s.primes.len()), "{what}");
                 let got = got.unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(got, mul(f, g).unwrap(), "{what}, {cut:?}");
@@ -1128,28 +1196,15 @@ mod tests {
                 }
                 cut
             };
-            for &(fl, gl, bits, style, group) in &[
-                (3000usize, 2000usize, 256u64, 0u64, 1usize),
-                (3000, 2000, 256, 1, 2),
-                (2500, 2500, 300, 2, 4),
-                (700, 1, 200, 3, 3),
-                (600, 400, 1024, 1, 1),
-            ] {
-                let f = poly(&mut rng, fl, bits, style);
-                let g = poly(&mut rng, gl, bits, (style + 1) % 4);
+            for (f, g, group) in parts_cases() {
                 let (fv, gv) = (views(&f), views(&g));
-                let what = format!("{fl} x {gl}, {bits} bits, style {style}");
-                let cut = check(&fv, &gv, group, &what);
-                assert!(cut.block < fl + gl - 1, "{what}: one block of {}", cut.block);
+                let what = format!("{} x {}", f.len(), g.len());
+                if !g.is_empty() {
+                    let cut = check(&fv, &gv, group, &what);
+                    assert!(cut.block < f.len() + g.len() - 1, "{what}: one block of {}", cut.block);
+                }
                 check(&fv, &fv, group, &format!("square of {what}"));
             }
-            // Max coefficients ±(2^b − 1) with alternating signs, squared, half the primes a group.
-            let c = coef(&mut rng, 500, 1).1;
-            let f: Vec<Coef> = (0..300).map(|i| (i % 2 == 0, c.clone())).collect();
-            let fv = views(&f);
-            let k = primes_for(product_bits(500, 500, 300, 300) + 1).unwrap().len();
-            assert!(k > 4);
-            assert_eq!(check(&fv, &fv, k / 2, "max coefficients").group, k / 2);
         }
 
         #[test]
