@@ -1,7 +1,9 @@
-//! `mpz_t` ↔ limb views. Inputs are borrowed without copying; outputs are written in two passes:
-//! a serial pass on the calling thread grows the `mpz_t` that are too small (so the host's GMP
-//! allocator — Julia's, Maple's — is only ever called from the caller's thread), then a parallel
-//! pass copies limbs and sets sizes.
+//! `mpz_t` ↔ limb views. Inputs are borrowed without copying (long arrays in parallel, into pooled
+//! vectors, with their largest bit size). Outputs: only the calling thread grows the `mpz_t` that
+//! are too small (so the host's GMP allocator — Julia's, Maple's — is only ever called from the
+//! caller's thread), limbs and sizes are set in parallel: `write_bounded` (values of a known most
+//! limbs: slabs, GPU products) copies what fits in one pass and grows the rest after, `write_ints`
+//! grows first, then copies.
 use crate::gpu::multimod::HostProduct;
 use crate::int::{IntRef, ZList, ZSlab};
 use crate::{invalid, Error, Result};

@@ -25,7 +25,7 @@
 //!
 //! Device memory: (k + 1)·2n words for the rows, plus inputs, the CRT scratch (W·len words, W = limbs
 //! of M) and the output. A product that does not fit the free device memory is computed in parts
-//! ([`Cut`]): the transforms for a group of primes at a time, their rows parked in host memory, then
+//! (`Cut`): the transforms for a group of primes at a time, their rows parked in host memory, then
 //! the CRT block by block; one whose inputs and two rows, or whose parked rows (in half the host
 //! memory), do not fit fails with `OutOfMemory` before any large allocation.
 use super::compile::Spec;
