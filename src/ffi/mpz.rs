@@ -1,7 +1,10 @@
-//! `mpz_t` ↔ limb views. Inputs are borrowed without copying; outputs are written in two passes:
-//! a serial pass on the calling thread grows the `mpz_t` that are too small (so the host's GMP
-//! allocator — Julia's, Maple's — is only ever called from the caller's thread), then a parallel
-//! pass copies limbs and sets sizes.
+//! `mpz_t` ↔ limb views. Inputs are borrowed without copying (long arrays in parallel, into pooled
+//! vectors, with their largest bit size). Outputs: only the calling thread grows the `mpz_t` that
+//! are too small (so the host's GMP allocator — Julia's, Maple's — is only ever called from the
+//! caller's thread), limbs and sizes are set in parallel: `write_bounded` (values of a known most
+//! limbs: slabs, GPU products) copies what fits in one pass and grows the rest after, `write_ints`
+//! grows first, then copies.
+use crate::gpu::multimod::HostProduct;
 use crate::int::{IntRef, ZList, ZSlab};
 use crate::{invalid, Error, Result};
 use gmp_mpfr_sys::gmp;
@@ -45,19 +48,80 @@ pub(crate) unsafe fn view<'a>(z: *const mpz_t) -> IntRef<'a> {
 /// # Safety
 /// `p` points to `len` initialised `mpz_t` (see [`view`]).
 pub(crate) unsafe fn views_of_array<'a>(p: *const mpz_t, len: usize, what: &str) -> Result<Vec<IntRef<'a>>> {
+    views_and_bits(p, len, what).map(|(v, _)| v)
+}
+
+/// [`views_of_array`] and the largest bit size among them (found in the same pass).
+///
+/// # Safety
+/// As [`views_of_array`].
+pub(crate) unsafe fn views_and_bits<'a>(p: *const mpz_t, len: usize, what: &str) -> Result<(Vec<IntRef<'a>>, u64)> {
     if len == 0 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
     if p.is_null() {
         return invalid!("{what} is NULL but its length is {len}");
     }
     check_len(len, what)?;
     if len < PARALLEL_LEN {
-        return Ok((0..len).map(|i| view(p.add(i))).collect());
+        let v: Vec<IntRef> = (0..len).map(|i| view(p.add(i))).collect();
+        let bits = crate::int::max_bits(&v);
+        return Ok((v, bits));
     }
     let base = SendPtr(p as *mut mpz_t);
-    // SAFETY: as above; the workers only read distinct elements.
-    Ok(crate::runtime::install(|| (0..len).into_par_iter().with_min_len(1 << 12).map(|i| unsafe { view(base.get().add(i)) }).collect()))
+    let mut v: Vec<IntRef<'a>> = pooled_views();
+    v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory(format!("{what}: views of {len} elements")))?;
+    const GRAIN: usize = 1 << 12;
+    let spare = &mut v.spare_capacity_mut()[..len];
+    let bits = crate::runtime::install(|| {
+        spare
+            .par_chunks_mut(GRAIN)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut bits = 0;
+                for (j, slot) in chunk.iter_mut().enumerate() {
+                    // SAFETY: as above; the workers only read distinct elements.
+                    let x = unsafe { view(base.get().add(c * GRAIN + j)) };
+                    bits = bits.max(x.bits());
+                    slot.write(x);
+                }
+                bits
+            })
+            .max()
+            .unwrap_or(0)
+    });
+    // SAFETY: the first len slots were all written above.
+    v.set_len(len);
+    Ok((v, bits))
+}
+
+/// Empty view vectors kept for reuse, at most [`POOL_SLOTS`] of [`PARALLEL_LEN`] to
+/// [`POOL_MAX_LEN`] elements: their pages stay mapped, where a fresh vector of 2^20 views (24 MiB)
+/// costs a page fault every 4 KiB on every call.
+static VIEW_POOL: std::sync::Mutex<Vec<Vec<IntRef<'static>>>> = std::sync::Mutex::new(Vec::new());
+const POOL_SLOTS: usize = 2;
+const POOL_MAX_LEN: usize = 1 << 23;
+
+/// The largest pooled vector, or a new one.
+fn pooled_views() -> Vec<IntRef<'static>> {
+    VIEW_POOL.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default()
+}
+
+/// Gives the vector of views back to the pool (see [`VIEW_POOL`]); its views end here.
+pub(crate) fn recycle_views(v: Vec<IntRef>) {
+    if v.capacity() < PARALLEL_LEN || v.capacity() > POOL_MAX_LEN {
+        return;
+    }
+    let mut v = std::mem::ManuallyDrop::new(v);
+    v.clear();
+    // SAFETY: the same allocation, empty, so no view outlives its lifetime.
+    let v = unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<IntRef<'static>>(), 0, v.capacity()) };
+    let mut pool = VIEW_POOL.lock().unwrap_or_else(|e| e.into_inner());
+    pool.push(v);
+    pool.sort_by_key(|v| v.capacity());
+    if pool.len() > POOL_SLOTS {
+        pool.remove(0);
+    }
 }
 
 /// Arrays from this many elements are viewed, and size-checked before writing, in gpmp's pool (a
@@ -120,7 +184,72 @@ const SERIAL_COPY_LEN: usize = 4096;
 /// # Safety
 /// As [`write_ints`].
 pub(crate) unsafe fn write_slab(h: &ZSlab, slot: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
-    write_ints(h.len(), |i| h.get(i), slot)
+    write_bounded(h.len(), h.stride(), |i| h.get(i), slot)
+}
+
+/// Writes a GPU product left in host memory (pinned: no [`ZSlab`] in between) into the `mpz_t`
+/// given by `slot(i)`, i < p.len() (see [`write_ints`]).
+///
+/// # Safety
+/// As [`write_ints`].
+pub(crate) unsafe fn write_product(p: &mut HostProduct, slot: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
+    let (len, stride) = (p.len(), p.stride());
+    let (mags, neg) = p.parts()?;
+    write_bounded(len, stride, |i| HostProduct::coef(mags, neg, stride, i), slot)
+}
+
+/// [`write_ints`] for values of at most `max_limbs` limbs. Within GMP's size limit nothing can
+/// fail, so one parallel pass copies every value whose `mpz_t` is large enough and collects the
+/// others; those are grown on the caller's thread and copied after (one pass over the outputs
+/// instead of two when they were used before).
+///
+/// # Safety
+/// As [`write_ints`].
+pub(crate) unsafe fn write_bounded<'a>(
+    len: usize,
+    max_limbs: usize,
+    get: impl Fn(usize) -> IntRef<'a> + Sync,
+    slot: impl Fn(usize) -> *mut mpz_t + Sync,
+) -> Result<()> {
+    if max_limbs > i32::MAX as usize {
+        return write_ints(len, get, slot);
+    }
+    let (get, slot) = (&get, &slot);
+    // Copies element i when its mpz_t has room; true when it must grow first.
+    let try_copy = |i: usize| {
+        let v = get(i);
+        let z = slot(i);
+        // SAFETY: distinct initialised mpz per i (the caller's contract); written only with room.
+        unsafe {
+            if ((*z).alloc as usize) < v.mag.len() {
+                return true;
+            }
+            set_value(z, v);
+        }
+        false
+    };
+    let todo: Vec<usize> = if len < SERIAL_COPY_LEN {
+        (0..len).filter(|&i| try_copy(i)).collect()
+    } else {
+        crate::runtime::install(|| (0..len).into_par_iter().with_min_len(1024).filter(|&i| try_copy(i)).collect())
+    };
+    for &i in &todo {
+        gmp::mpz_limbs_write(slot(i), get(i).mag.len() as _);
+        set_value(slot(i), get(i));
+    }
+    Ok(())
+}
+
+/// Copies v into the `mpz_t` z.
+///
+/// # Safety
+/// z is an initialised `mpz_t` with room for v's limbs, not borrowed by v.
+unsafe fn set_value(z: *mut mpz_t, v: IntRef) {
+    if !v.mag.is_empty() {
+        std::ptr::copy_nonoverlapping(v.mag.as_ptr(), (*z).d.as_ptr(), v.mag.len());
+    }
+    let n = v.mag.len() as i32;
+    (*z).size = if v.neg { -n } else { n };
 }
 
 /// Writes the list into the `mpz_t` given by `slot(i)`, i < h.len() (see [`write_ints`]).
@@ -164,18 +293,8 @@ pub(crate) unsafe fn write_ints<'a>(
     // Pass 2 (parallel in gpmp's pool; small results stay on this thread, where handing the copy
     // to the pool would cost more than the copy): copy limbs, set sizes.
     let (get, slot) = (&get, &slot);
-    let copy = |i: usize| {
-        let v = get(i);
-        let z = slot(i);
-        // SAFETY: distinct mpz per i, capacity ensured in pass 1.
-        unsafe {
-            if !v.mag.is_empty() {
-                std::ptr::copy_nonoverlapping(v.mag.as_ptr(), (*z).d.as_ptr(), v.mag.len());
-            }
-            let n = v.mag.len() as i32;
-            (*z).size = if v.neg { -n } else { n };
-        }
-    };
+    // SAFETY: distinct mpz per i, capacity ensured in pass 1.
+    let copy = |i: usize| unsafe { set_value(slot(i), get(i)) };
     if len < SERIAL_COPY_LEN {
         (0..len).for_each(copy);
     } else {
@@ -221,6 +340,122 @@ mod tests {
             }
             for x in z.iter_mut() {
                 gmp::mpz_clear(x);
+            }
+        }
+    }
+
+    /// `len` initialised mpz_t: every third with room for 5 limbs, every third holding a 2-limb
+    /// value, the rest fresh (no room).
+    unsafe fn outputs(len: usize) -> Vec<mpz_t> {
+        let mut z: Vec<std::mem::MaybeUninit<mpz_t>> = (0..len).map(|_| std::mem::MaybeUninit::uninit()).collect();
+        for (i, x) in z.iter_mut().enumerate() {
+            match i % 3 {
+                0 => gmp::mpz_init2(x.as_mut_ptr(), 64 * 5),
+                1 => gmp::mpz_init_set_si(x.as_mut_ptr(), -(1 << 62)),
+                _ => gmp::mpz_init(x.as_mut_ptr()),
+            }
+            if i % 3 == 1 {
+                gmp::mpz_mul_2exp(x.as_mut_ptr(), x.as_ptr(), 70);
+            }
+        }
+        z.into_iter().map(|x| x.assume_init()).collect()
+    }
+
+    /// The one-pass writer (`write_bounded`, through `write_product` from a product in host
+    /// memory, and `write_slab`) on both sides of SERIAL_COPY_LEN: values with high zero limbs,
+    /// zero, "negative zero" (sign byte set, magnitude 0), all-ones limbs, into mpz_t with and
+    /// without room; the GMP values equal the expected ones.
+    #[test]
+    fn host_products_write_every_value() {
+        let mut rng = Rng(79);
+        for len in [1usize, 7, SERIAL_COPY_LEN + 5, PARALLEL_LEN + 1] {
+            let stride = 4;
+            let mut p = HostProduct::new(None, len, stride, 0).unwrap();
+            let mut want = Vec::with_capacity(len);
+            {
+                let (mags, neg) = p.parts_mut().unwrap();
+                for i in 0..len {
+                    let m = &mut mags[i * stride..(i + 1) * stride];
+                    let used = (i * 7 + rng.below(3) as usize) % (stride + 1);
+                    for (t, l) in m.iter_mut().enumerate() {
+                        *l = if t >= used { 0 } else if i % 5 == 0 { u64::MAX } else { rng.next() | 1 };
+                    }
+                    neg[i] = u8::from(rng.below(2) == 1 || used == 0);
+                    let v = IntRef::new(neg[i] != 0, m);
+                    want.push((v.neg, v.mag.to_vec()));
+                }
+            }
+            let mut slab = ZSlab::zeros(len, stride).unwrap();
+            for (i, (n, m)) in want.iter().enumerate() {
+                slab.set(i, *n, m);
+            }
+            // SAFETY: initialised and cleared here; distinct slots.
+            unsafe {
+                for from_slab in [false, true] {
+                    let mut z = outputs(len);
+                    let base = SendPtr(z.as_mut_ptr());
+                    if from_slab {
+                        write_slab(&slab, move |i| base.get().add(i)).unwrap();
+                    } else {
+                        write_product(&mut p, move |i| base.get().add(i)).unwrap();
+                    }
+                    for (i, x) in z.iter_mut().enumerate() {
+                        let v = view(x);
+                        assert_eq!((v.neg, v.mag.to_vec()), want[i], "len {len}, element {i}, slab {from_slab}");
+                        gmp::mpz_clear(x);
+                    }
+                }
+            }
+        }
+    }
+
+    /// gpmp_poly_mul with h the same array as f, under AUTO (on the GPU from 2^16 output words
+    /// when one is usable, through `write_product`): lengths across the 2^20-coefficient staging
+    /// chunk and the GPU threshold, mixed signs, against the CPU product and the GMP oracle.
+    #[cfg(feature = "gpu-tests")]
+    #[test]
+    fn c_api_products_alias_their_inputs() {
+        use crate::zpoly::testing::slab_coefs;
+        use crate::zpoly::{self, Alg};
+        let mut rng = Rng(83);
+        for &(fl, gl, bits) in &[(300usize, 400usize, 3000u64), ((1 << 20) + 5, 3, 64), (40_000, 30_000, 100), (5000, 5000, 1)] {
+            let f = poly(&mut rng, fl, bits, 2);
+            let g = poly(&mut rng, gl, bits, 0);
+            let (fv, gv) = (views(&f), views(&g));
+            assert!(zpoly::gpu_wanted(&fv, &gv, crate::runtime::Backend::Gpu).unwrap());
+            let want = if fl * gl <= 1 << 20 {
+                crate::zpoly::testing::oracle(&fv, &gv)
+            } else {
+                slab_coefs(&zpoly::mul(&fv, &gv, Alg::SmallPrimeNtt).unwrap())
+            };
+            let hlen = fl + gl - 1;
+            // SAFETY: initialised and cleared here.
+            unsafe {
+                let mut h = outputs(hlen);
+                let mut gz = outputs(gl);
+                for (i, (n, m)) in f.iter().enumerate() {
+                    gmp::mpz_import(&mut h[i], m.len(), -1, 8, 0, 0, m.as_ptr().cast());
+                    if *n {
+                        gmp::mpz_neg(&mut h[i], &h[i]);
+                    }
+                }
+                for (i, (n, m)) in g.iter().enumerate() {
+                    gmp::mpz_import(&mut gz[i], m.len(), -1, 8, 0, 0, m.as_ptr().cast());
+                    if *n {
+                        gmp::mpz_neg(&mut gz[i], &gz[i]);
+                    }
+                }
+                let hp = h.as_mut_ptr();
+                let st = crate::ffi::poly::gpmp_poly_mul(hp, hp, fl, gz.as_ptr(), gl);
+                assert_eq!(st, crate::ffi::gpmp_status::GPMP_SUCCESS, "{fl} x {gl}");
+                for (i, x) in h.iter_mut().enumerate() {
+                    let v = view(x);
+                    assert_eq!((v.neg, v.mag.to_vec()), want[i], "{fl} x {gl}, {bits} bits: coefficient {i}");
+                    gmp::mpz_clear(x);
+                }
+                for x in gz.iter_mut() {
+                    gmp::mpz_clear(x);
+                }
             }
         }
     }

@@ -1,5 +1,5 @@
 //! `gpmp_poly_mul*`: dense Z\[x\] multiplication over `mpz_t` arrays and arrays of pointers.
-use super::mpz::{array_slots, check_slots, views_of_array, views_of_ptrs, write_slab, mpz_ptr, mpz_srcptr, mpz_t, SendPtr};
+use super::mpz::{array_slots, check_slots, recycle_views, views_and_bits, views_of_ptrs, write_product, write_slab, mpz_ptr, mpz_srcptr, mpz_t, SendPtr};
 use super::status::guard;
 use super::gpmp_status;
 use crate::int::IntRef;
@@ -27,12 +27,14 @@ pub enum gpmp_mul_alg {
 #[derive(Clone, Copy)]
 pub struct RawMulAlg(pub c_int);
 
-/// Product of two views into the output slots; nothing is written unless everything succeeded.
+/// Product of two views (`bits`: their `max_bits` when known) into the output slots; nothing is
+/// written unless everything succeeded.
 fn mul_into(
     name: &str,
     out: &(impl Fn(usize) -> *mut mpz_t + Sync),
     f: Result<Vec<IntRef>>,
     g: Result<Vec<IntRef>>,
+    bits: Option<(u64, u64)>,
     alg: Alg,
 ) -> Result<()> {
     let (f, g) = (f?, g?);
@@ -41,13 +43,43 @@ fn mul_into(
     }
     let hlen = f.len() + g.len() - 1;
     check_slots(hlen, &format!("{name}: h"), out)?;
-    let h = if alg == Alg::Auto && zpoly::runs_inline(&f, &g) {
-        zpoly::mul(&f, &g, alg)?
-    } else {
-        runtime::install(|| zpoly::mul(&f, &g, alg))?
-    };
-    drop((f, g)); // the views may alias h
-    unsafe { write_slab(&h, out) }
+    if alg == Alg::Auto && zpoly::runs_inline(&f, &g) {
+        let h = zpoly::mul(&f, &g, alg)?;
+        drop((f, g)); // the views may alias h
+        return unsafe { write_slab(&h, out) };
+    }
+    let h = runtime::install(|| product(&f, &g, bits, alg))?;
+    recycle_views(f);
+    recycle_views(g); // the views may alias h
+    unsafe { h.write(out) }
+}
+
+/// A product in host memory: a slab, or the GPU's result as it came from the device.
+enum Product {
+    Slab(crate::int::ZSlab),
+    Gpu(crate::gpu::multimod::HostProduct),
+}
+
+impl Product {
+    /// # Safety
+    /// As `write_slab`.
+    unsafe fn write(mut self, out: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
+        match &mut self {
+            Product::Slab(h) => write_slab(h, out),
+            Product::Gpu(h) => write_product(h, out),
+        }
+    }
+}
+
+/// f·g by `alg` (inside gpmp's pool; `bits`: the operands' `max_bits` when known); AUTO's GPU
+/// products stay in host memory.
+fn product(f: &[IntRef], g: &[IntRef], bits: Option<(u64, u64)>, alg: Alg) -> Result<Product> {
+    if alg == Alg::Auto {
+        if let Some(h) = zpoly::mul_on_gpu(f, g, bits)? {
+            return Ok(Product::Gpu(h));
+        }
+    }
+    zpoly::mul(f, g, alg).map(Product::Slab)
 }
 
 /// h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;
@@ -80,7 +112,12 @@ pub unsafe extern "C" fn gpmp_poly_mul_alg(
         let Some(alg) = Alg::from_raw(alg.0 as i64) else {
             return invalid!("unknown multiplication algorithm {}", alg.0);
         };
-        mul_into("gpmp_poly_mul", &array_slots(h), views_of_array(f, flen, "f"), views_of_array(g, glen, "g"), alg)
+        let (f, g) = (views_and_bits(f, flen, "f"), views_and_bits(g, glen, "g"));
+        let bits = match (&f, &g) {
+            (Ok((_, a)), Ok((_, b))) => Some((*a, *b)),
+            _ => None,
+        };
+        mul_into("gpmp_poly_mul", &array_slots(h), f.map(|x| x.0), g.map(|x| x.0), bits, alg)
     })
 }
 
@@ -91,15 +128,15 @@ pub unsafe extern "C" fn gpmp_poly_mul_alg(
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_poly_sqr(h: *mut mpz_t, f: *const mpz_t, flen: usize) -> gpmp_status {
     guard("gpmp_poly_sqr", || {
-        let fv = views_of_array(f, flen, "f")?;
+        let (fv, bits) = views_and_bits(f, flen, "f")?;
         if fv.is_empty() {
             return Ok(());
         }
         let out = array_slots(h);
         check_slots(2 * flen - 1, "gpmp_poly_sqr: h", &out)?;
-        let r = runtime::install(|| zpoly::mul(&fv, &fv, Alg::Auto))?;
-        drop(fv);
-        write_slab(&r, &out)
+        let r = runtime::install(|| product(&fv, &fv, Some((bits, bits)), Alg::Auto))?;
+        recycle_views(fv);
+        r.write(&out)
     })
 }
 
@@ -119,6 +156,6 @@ pub unsafe extern "C" fn gpmp_poly_mul_ptr(
     guard("gpmp_poly_mul_ptr", || {
         let hp = SendPtr(h);
         let slots = move |i: usize| if hp.get().is_null() { std::ptr::null_mut() } else { unsafe { *hp.get().add(i) } };
-        mul_into("gpmp_poly_mul_ptr", &slots, views_of_ptrs(f, flen, "f"), views_of_ptrs(g, glen, "g"), Alg::Auto)
+        mul_into("gpmp_poly_mul_ptr", &slots, views_of_ptrs(f, flen, "f"), views_of_ptrs(g, glen, "g"), None, Alg::Auto)
     })
 }

@@ -16,15 +16,18 @@
 //! 3. forward cyclic NTTs of length n = 2^⌈log2(flen+glen−1)⌉ with [`super::ntt::Plan`] (both rows of a
 //!    prime in one call); `pointwise`; inverse NTT (scaled by n^(−1)): the linear convolution mod p_i;
 //! 4. `garner`: mixed-radix digits, limbs by Horner, symmetric lift → stride-S magnitudes and signs;
-//! 5. download in chunks into pinned staging, copied into the [`ZSlab`] while the next chunk moves.
+//! 5. download into the same pinned buffer ([`HostProduct`]), which the C layer writes into the
+//!    `mpz_t` directly ([`mul_bits`] copies it into a [`ZSlab`]).
 //!
 //! Multi-limb coefficients may instead be split into their limbs (`plan_shape`): 3 primes on a
 //! sequence 2L − 1 times longer, then `recombine` on the device. `GPMP_TRACE=1` prints the stage
 //! times of every call to stderr.
 //!
 //! Device memory: (k + 1)·2n words for the rows, plus inputs, the CRT scratch (W·len words, W = limbs
-//! of M) and the output. A product that does not fit the free device memory fails with
-//! `OutOfMemory` before any allocation.
+//! of M) and the output. A product that does not fit the free device memory is computed in parts
+//! (`Cut`): the transforms for a group of primes at a time, their rows parked in host memory, then
+//! the CRT block by block; one whose inputs and two rows, or whose parked rows (in half the host
+//! memory), do not fit fails with `OutOfMemory` before any large allocation.
 use super::compile::Spec;
 use super::device::{self, Device};
 use super::ntt::Plan;
@@ -221,46 +224,142 @@ fn weights(dev: &Device, stream: &Arc<CudaStream>, primes: &[u64], limbs: usize)
 const STAGING_MAX_WORDS: usize = 1 << 27;
 
 /// The process's pinned staging buffer (one; a call that finds it busy uses pageable memory).
-fn staging() -> &'static Mutex<Option<PinnedHostSlice<u64>>> {
-    static S: OnceLock<Mutex<Option<PinnedHostSlice<u64>>>> = OnceLock::new();
+#[derive(Default)]
+struct Staging {
+    buf: Option<PinnedHostSlice<u64>>,
+    busy: bool,
+}
+
+fn staging() -> &'static Mutex<Staging> {
+    static S: OnceLock<Mutex<Staging>> = OnceLock::new();
     S.get_or_init(Default::default)
 }
 
 /// Host memory for `len` words: the pinned staging buffer (grown to a power of two) if free, else a
-/// pageable vector.
-enum Host<'a> {
-    Pinned(std::sync::MutexGuard<'a, Option<PinnedHostSlice<u64>>>),
+/// pageable vector. The pinned buffer goes back to [`staging`] on drop.
+enum Host {
+    Pinned(Option<PinnedHostSlice<u64>>),
     Pageable(Vec<u64>),
 }
 
-impl Host<'_> {
-    fn get(dev: &Device, len: usize) -> Result<Host<'static>> {
+impl Host {
+    fn get(dev: &Device, len: usize) -> Result<Host> {
+        let pageable = || Ok(Host::Pageable(crate::int::try_zeroed_words(len)?));
         if len > STAGING_MAX_WORDS {
-            return Ok(Host::Pageable(crate::int::try_zeroed_words(len)?));
+            return pageable();
         }
-        if let Ok(mut g) = staging().try_lock() {
-            if g.as_ref().is_some_and(|s| s.context() != &dev.ctx || s.len() < len) {
-                *g = None;
+        let mut buf = {
+            let mut st = staging().lock().unwrap_or_else(|e| e.into_inner());
+            if st.busy {
+                return pageable();
             }
-            if g.is_none() {
-                // SAFETY: u64 has no invalid bit patterns; every word used is written first.
-                // Flags 0: cached pinned memory (the default write-combined kind is slow to read).
-                let s = unsafe { dev.ctx.alloc_pinned_with_flags::<u64>(len.next_power_of_two(), 0) };
-                match s {
-                    Ok(s) => *g = Some(s),
-                    Err(_) => return Ok(Host::Pageable(crate::int::try_zeroed_words(len)?)),
+            st.busy = true;
+            st.buf.take()
+        };
+        if buf.as_ref().is_some_and(|s| s.context() != &dev.ctx || s.len() < len) {
+            buf = None;
+        }
+        if buf.is_none() {
+            // SAFETY: u64 has no invalid bit patterns; every word used is written first.
+            // Flags 0: cached pinned memory (the default write-combined kind is slow to read).
+            match unsafe { dev.ctx.alloc_pinned_with_flags::<u64>(len.next_power_of_two(), 0) } {
+                Ok(s) => buf = Some(s),
+                Err(_) => {
+                    staging().lock().unwrap_or_else(|e| e.into_inner()).busy = false;
+                    return pageable();
                 }
             }
-            return Ok(Host::Pinned(g));
         }
-        Ok(Host::Pageable(crate::int::try_zeroed_words(len)?))
+        Ok(Host::Pinned(buf))
     }
 
     fn slice(&mut self) -> Result<&mut [u64]> {
         match self {
-            Host::Pinned(g) => g.as_mut().expect("allocated").as_mut_slice().map_err(|e| driver_err("pinned buffer", e)),
+            Host::Pinned(s) => s.as_mut().expect("allocated").as_mut_slice().map_err(|e| driver_err("pinned buffer", e)),
             Host::Pageable(v) => Ok(v),
         }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        if let Host::Pinned(s) = self {
+            let mut st = staging().lock().unwrap_or_else(|e| e.into_inner());
+            st.buf = s.take();
+            st.busy = false;
+        }
+    }
+}
+
+/// `words` split into its first `at` words and the bytes of the rest.
+fn words_and_bytes(words: &mut [u64], at: usize) -> (&mut [u64], &mut [u8]) {
+    let (a, b) = words.split_at_mut(at);
+    // SAFETY: the same memory as bytes (u8 has no alignment or validity requirement).
+    (a, unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr().cast::<u8>(), 8 * b.len()) })
+}
+
+/// A product in host memory as the device left it, in the pinned staging buffer when it was free:
+/// `len` magnitudes of `stride` limbs (not normalized), then `len` sign bytes (nonzero: negative).
+/// The C layer writes it into the `mpz_t` without an intermediate [`ZSlab`].
+pub struct HostProduct {
+    host: Host,
+    len: usize,
+    stride: usize,
+}
+
+impl HostProduct {
+    /// Host memory for a product of `len` coefficients of `stride` limbs, at least `min` words
+    /// (the staged inputs share the buffer).
+    pub(crate) fn new(dev: Option<&Device>, len: usize, stride: usize, min: usize) -> Result<HostProduct> {
+        let words = len.checked_mul(stride).and_then(|w| w.checked_add(len.div_ceil(8)));
+        let words = words.ok_or_else(|| Error::SizeTooLarge(format!("{len} coefficients of {stride} limbs")))?.max(min);
+        let host = match dev {
+            Some(dev) => Host::get(dev, words)?,
+            None => Host::Pageable(crate::int::try_zeroed_words(words)?),
+        };
+        Ok(HostProduct { host, len, stride })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Limbs a coefficient.
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// The magnitudes (coefficient i at limbs i·stride ..) and the sign bytes.
+    pub fn parts(&mut self) -> Result<(&[u64], &[u8])> {
+        let (m, b) = self.parts_mut()?;
+        Ok((m, b))
+    }
+
+    pub(crate) fn parts_mut(&mut self) -> Result<(&mut [u64], &mut [u8])> {
+        let (len, stride) = (self.len, self.stride);
+        let (m, b) = words_and_bytes(self.host.slice()?, len * stride);
+        Ok((m, &mut b[..len]))
+    }
+
+    /// Coefficient i from [`Self::parts`].
+    pub fn coef<'a>(mags: &'a [u64], neg: &[u8], stride: usize, i: usize) -> IntRef<'a> {
+        IntRef::new(neg[i] != 0, &mags[i * stride..(i + 1) * stride])
+    }
+
+    /// The product as a [`ZSlab`] (a parallel copy).
+    pub fn to_slab(mut self) -> Result<ZSlab> {
+        let (len, stride) = (self.len, self.stride);
+        let mut h = ZSlab::zeros(len, stride)?;
+        let (mags, neg) = self.parts()?;
+        if let Some((dm, dn)) = h.par_blocks_mut(len.max(1)).find_first(|_| true) {
+            dm.par_chunks_mut(1 << 14).zip(mags.par_chunks(1 << 14)).for_each(|(d, s)| d.copy_from_slice(s));
+            dn.par_iter_mut().zip(neg.par_iter()).with_min_len(1 << 14).for_each(|(d, &s)| *d = s != 0);
+        }
+        Ok(h)
     }
 }
 
@@ -272,23 +371,45 @@ pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
 
 /// [`mul`] given `bits` = `product_bits` of f and g (the dispatcher has it already).
 pub fn mul_bits(f: &[IntRef], g: &[IntRef], bits: u64) -> Result<ZSlab> {
+    mul_host(f, g, bits)?.to_slab()
+}
+
+/// [`mul_bits`] left in host memory (see [`HostProduct`]), stride `limbs_for_bits(bits)`.
+pub fn mul_host(f: &[IntRef], g: &[IntRef], bits: u64) -> Result<HostProduct> {
+    mul_host_limbs(f, g, bits, max_limbs(f, g))
+}
+
+/// The most limbs of a coefficient of f or g.
+fn max_limbs(f: &[IntRef], g: &[IntRef]) -> usize {
+    f.par_iter().chain(g).with_min_len(1 << 14).map(|c| c.mag.len()).max().unwrap_or(0)
+}
+
+/// [`mul_host`] given the most limbs of an input coefficient (`limbs_for_bits` of the larger
+/// `max_bits`: the views are normalized).
+pub fn mul_host_limbs(f: &[IntRef], g: &[IntRef], bits: u64, limbs: usize) -> Result<HostProduct> {
     let hlen = f.len() + g.len() - 1;
     if bits == 0 {
-        return ZSlab::zeros(hlen, 1);
+        return HostProduct::new(None, hlen, 1, 0);
     }
     let dev = device::current()?;
     shield("GPU poly_mul", || {
         let t0 = Instant::now();
-        let job = Job::new(&dev, f, g, bits)?;
-        let t1 = Instant::now();
-        let mut h = ZSlab::zeros(hlen, limbs_for_bits(bits))?;
+        let job = Job::new(&dev, f, g, bits, limbs)?;
         if std::env::var_os("GPMP_TRACE").is_some() {
-            let ms = |x: Instant, y: Instant| (y - x).as_secs_f64() * 1e3;
-            eprintln!("GPMP_TRACE gpu poly_mul: {} primes, n = {}, setup {:.3} ms, output slab {:.3} ms", job.s.primes.len(), job.n, ms(t0, t1), ms(t1, Instant::now()));
+            let ms = (Instant::now() - t0).as_secs_f64() * 1e3;
+            eprintln!("GPMP_TRACE gpu poly_mul: {} primes, n = {}, {:?}, setup {ms:.3} ms", job.s.primes.len(), job.n, job.cut);
         }
-        job.run(f, g, &mut h)?;
-        Ok(h)
+        job.run(f, g, hlen, limbs_for_bits(bits))
     })
+}
+
+/// How a product that does not fit the free device memory is computed in parts: the residues,
+/// transforms and products for `group` primes at a time (each group's rows parked in host memory),
+/// then the CRT for `block` coefficients at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Cut {
+    group: usize,
+    block: usize,
 }
 
 /// One product's sizes and device state.
@@ -305,6 +426,8 @@ struct Job {
     t: usize,
     /// Split mode: limbs of a digit product d_q (the CRT's output stride).
     d: usize,
+    /// Parts, when the whole product does not fit the device memory.
+    cut: Option<Cut>,
 }
 
 /// Device bytes of a product with k primes, length n, `inputs` coefficients of `l` limbs, output
@@ -353,53 +476,127 @@ fn launch_err(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Err
     move |e| driver_err(what, e)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Test hook: device bytes this thread's products may assume free (forces [`Cut`]s at
+    /// ordinary sizes).
+    static MEMORY_CAP: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Free bytes of the current context's device (at most the test hook's cap).
+fn free_bytes() -> Result<usize> {
+    let (free, _) = cu::mem_get_info().map_err(launch_err("cuMemGetInfo"))?;
+    #[cfg(test)]
+    if let Some(cap) = MEMORY_CAP.get() {
+        return Ok(free.min(cap));
+    }
+    Ok(free)
+}
+
+/// Bytes of host memory (physical).
+fn host_bytes() -> u128 {
+    // SAFETY: sysconf has no preconditions.
+    let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+    pages.max(0) as u128 * size.max(0) as u128
+}
+
+/// The parts of a product that needs more than `free` device bytes: k primes, length n, `inputs`
+/// coefficients of `l` limbs, `hlen` coefficients of `stride` limbs, T positions a coefficient, W limbs
+/// of M, CRT output stride `cs`. Phase 1 holds the inputs and (group + 1)·2n words of rows; phase 2
+/// holds, per coefficient, T positions of k residues, W scratch limbs, cs limbs and a sign byte (and
+/// in split mode the recombination's S + 1 accumulator limbs, S limbs and a sign). Both within 7/8
+/// of `free` (the rest for the driver, twiddles and tables); the parked rows (k·hlen·T words) and the output must fit half the host's
+/// memory. Otherwise `OutOfMemory`.
+#[allow(clippy::too_many_arguments)]
+fn plan_cut(k: usize, n: usize, inputs: usize, l: usize, hlen: usize, stride: usize, t: usize, w: usize, cs: usize, free: usize) -> Result<Cut> {
+    let oom = |what: &str| Err(Error::OutOfMemory(format!("the GPU product does not fit {free} free device bytes even in parts ({what})")));
+    let budget = free as u128 - free as u128 / 8;
+    let input = inputs as u128 * (8 * l as u128 + 1);
+    let group = (budget.saturating_sub(input) / (16 * n as u128)).saturating_sub(1).min(k as u128) as usize;
+    if group == 0 {
+        return oom("the inputs and two rows");
+    }
+    let (k128, t128, s128) = (k as u128, t as u128, stride as u128);
+    let per = t128 * (8 * (k128 + w as u128 + cs as u128) + 1) + if t > 1 { 8 * (2 * s128 + 1) + 1 } else { 0 };
+    let block = (budget / per).min(hlen as u128) as usize;
+    if block == 0 {
+        return oom("one coefficient's CRT");
+    }
+    let host = 8 * k128 * hlen as u128 * t128 + 8 * hlen as u128 * s128;
+    if host > host_bytes() / 2 {
+        return Err(Error::OutOfMemory(format!("the GPU product in parts needs {host} bytes of host memory")));
+    }
+    Ok(Cut { group, block })
+}
+
+/// None when `need` bytes fit `free`, else the [`Cut`] of [`plan_cut`] (d: the split mode's
+/// digit limbs, w: the limbs of M).
+#[allow(clippy::too_many_arguments)]
+fn plan_memory(need: u128, k: usize, n: usize, inputs: usize, l: usize, hlen: usize, stride: usize, t: usize, w: impl FnOnce() -> usize, d: usize, free: usize) -> Result<Option<Cut>> {
+    if need <= free as u128 {
+        return Ok(None);
+    }
+    plan_cut(k, n, inputs, l, hlen, stride, t, w(), if t > 1 { d } else { stride }, free).map(Some)
+}
+
 impl Job {
-    /// Chooses the primes and the length, checks that the product fits the free device memory, and
-    /// loads the constants and plans.
-    fn new(dev: &Arc<Device>, f: &[IntRef], g: &[IntRef], bits: u64) -> Result<Job> {
+    /// Chooses the primes and the length, checks that the product fits the free device memory (or
+    /// plans its parts), and loads the constants and plans.
+    fn new(dev: &Arc<Device>, f: &[IntRef], g: &[IntRef], bits: u64, limbs: usize) -> Result<Job> {
         let hlen = f.len() + g.len() - 1;
-        let l = f.par_iter().chain(g).with_min_len(1 << 14).map(|c| c.mag.len()).max().unwrap_or(0).max(1);
+        let l = limbs.max(1);
         let (primes, t, d) = plan_shape(bits, f.len(), g.len(), l)?;
         let logn = (hlen * t).next_power_of_two().max(2).trailing_zeros();
         if logn > MIN_K {
             return Err(Error::SizeTooLarge(format!("{hlen} product coefficients")));
         }
-        let need = device_bytes(primes.len(), 1 << logn, f.len() + g.len(), l, limbs_for_bits(bits), hlen * t, d);
+        let (k, n, stride) = (primes.len(), 1usize << logn, limbs_for_bits(bits));
+        let inputs = if std::ptr::eq(f, g) { f.len() } else { f.len() + g.len() };
+        let need = device_bytes(k, n, inputs, l, stride, hlen * t, d);
         dev.ctx.bind_to_thread().map_err(launch_err("cuCtxSetCurrent"))?;
-        let (free, _) = cu::mem_get_info().map_err(launch_err("cuMemGetInfo"))?;
-        if need > free as u128 {
-            return Err(Error::OutOfMemory(format!("the GPU product needs {need} bytes of device memory, {free} are free")));
-        }
-        let stream = dev.stream()?;
+        // cuMemGetInfo costs a driver round trip: asked only from an eighth of the device.
+        let free = if need > dev.total_mem as u128 / 8 || cfg!(test) { free_bytes()? } else { usize::MAX };
+        let w = || crate::nmod::crt::prime_product(&primes).len();
+        let cut = plan_memory(need, k, n, inputs, l, hlen, stride, t, w, d, free)?;
+        let stream = take_stream(dev)?;
         let s = setup(dev, &stream, &primes, logn)?;
         let wts = weights(dev, &stream, &primes, l)?;
-        Ok(Job { dev: Arc::clone(dev), stream, s, wts, n: 1 << logn, l, square: std::ptr::eq(f, g), t, d })
+        Ok(Job { dev: Arc::clone(dev), stream, s, wts, n, l, square: std::ptr::eq(f, g), t, d, cut })
+    }
+
+    fn alloc(&self, len: usize) -> Result<CudaSlice<u64>> {
+        // SAFETY: u64 words; every word is written before it is read.
+        unsafe { self.stream.alloc::<u64>(len.max(1)) }.map_err(launch_err("cuMemAlloc"))
+    }
+
+    fn bytes(&self, len: usize) -> Result<CudaSlice<u8>> {
+        // SAFETY: bytes, written before being read.
+        unsafe { self.stream.alloc::<u8>(len.max(1)) }.map_err(launch_err("cuMemAlloc"))
+    }
+
+    /// The device pointers of `rows`, uploaded.
+    fn ptrs(&self, rows: &[CudaSlice<u64>]) -> Result<CudaSlice<u64>> {
+        let p: Vec<u64> = rows.iter().map(|r| r.device_ptr(&self.stream).0).collect();
+        self.stream.clone_htod(&p).map_err(launch_err("cuMemcpyHtoD"))
     }
 
     /// Steps 2–4 on device-resident inputs (`lens`: the operands' lengths, one for a square; their
     /// limbs and signs one after another): the output magnitudes (stride S) and sign bytes.
     fn compute(&self, limbs: &CudaSlice<u64>, d_signs: &CudaSlice<u8>, lens: &[usize], hlen: usize, stride: usize) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
-        let (stream, k, n, l) = (&self.stream, self.s.primes.len(), self.n, self.l);
-        let out_words = hlen * stride;
-        let alloc = |len: usize| -> Result<CudaSlice<u64>> {
-            // SAFETY: u64 words; every word is written before it is read.
-            unsafe { stream.alloc::<u64>(len.max(1)) }.map_err(launch_err("cuMemAlloc"))
-        };
-        // 2–3. residues, transforms, pointwise, inverse transforms
-        let mut rows: Vec<CudaSlice<u64>> = (0..k).map(|_| alloc(2 * n)).collect::<Result<_>>()?;
-        let mut scratch = alloc(2 * n)?;
-        let ptrs = |rows: &Vec<CudaSlice<u64>>| -> Result<CudaSlice<u64>> {
-            let p: Vec<u64> = rows.iter().map(|r| r.device_ptr(stream).0).collect();
-            stream.clone_htod(&p).map_err(launch_err("cuMemcpyHtoD"))
-        };
-        let grid = |m: usize, y: usize| -> Result<LaunchConfig> {
-            let x = m.div_ceil(NT as usize);
-            if x > i32::MAX as usize || y > 65535 {
-                return Err(Error::SizeTooLarge(format!("a launch of {x} x {y} blocks")));
-            }
-            Ok(LaunchConfig { grid_dim: (x as u32, y as u32, 1), block_dim: (NT, 1, 1), shared_mem_bytes: 0 })
-        };
-        let p0 = ptrs(&rows)?;
+        let rows = self.convolve(limbs, d_signs, lens, 0..self.s.primes.len())?;
+        self.crt(rows, hlen, stride)
+    }
+
+    /// Steps 2–3 for the primes `ps`: residues, forward transforms, pointwise products, inverse
+    /// transforms. Row i − ps.start (2n words) holds h mod p_i in its first hlen·T words.
+    fn convolve(&self, limbs: &CudaSlice<u64>, d_signs: &CudaSlice<u8>, lens: &[usize], ps: std::ops::Range<usize>) -> Result<Vec<CudaSlice<u64>>> {
+        let (stream, n, l, kg) = (&self.stream, self.n, self.l, ps.len());
+        let mut rows: Vec<CudaSlice<u64>> = (0..kg).map(|_| self.alloc(2 * n)).collect::<Result<_>>()?;
+        let mut scratch = self.alloc(2 * n)?;
+        let p0 = self.ptrs(&rows)?;
+        let primes = self.s.d_primes.slice(ps.clone());
+        let wts = self.wts.slice(2 * ps.start * l..2 * ps.end * l);
+        let mont = self.s.d_mont.slice(4 * ps.start..4 * ps.end);
         for (o, (&len, off)) in lens.iter().zip([0usize, n]).enumerate() {
             let first = lens[..o].iter().sum::<usize>();
             let lv = limbs.slice(first * l..(first + len) * l);
@@ -411,44 +608,47 @@ impl Job {
             if split {
                 b.arg(&tu);
             }
-            b.arg(&nu).arg(&self.s.d_primes).arg(&*self.wts).arg(&p0).arg(&offu);
+            b.arg(&nu).arg(&primes).arg(&wts).arg(&p0).arg(&offu);
             // SAFETY: matches `residues` / `residues_split`; rows hold 2n words, limbs len·L, signs
-            // len, w k·L pairs.
-            unsafe { b.launch(grid(n, k)?) }.map_err(launch_err("residues launch"))?;
+            // len, w kg·L pairs, primes kg.
+            unsafe { b.launch(grid(n, kg)?) }.map_err(launch_err("residues launch"))?;
         }
         let count = lens.len();
-        for (row, plan) in rows.iter_mut().zip(&self.s.fwd) {
+        for (row, plan) in rows.iter_mut().zip(&self.s.fwd[ps.clone()]) {
             if plan.run(stream, count, row, &mut scratch)? {
                 std::mem::swap(row, &mut scratch);
             }
         }
-        let p1 = ptrs(&rows)?;
+        let p1 = self.ptrs(&rows)?;
         {
             let (nu, sq) = (n as u64, i32::from(self.square));
             let mut b = stream.launch_builder(&self.s.funcs[1]);
-            b.arg(&p1).arg(&nu).arg(&self.s.d_mont).arg(&sq);
-            // SAFETY: matches `pointwise`; rows hold 2n words (n read when squaring).
-            unsafe { b.launch(grid(n, k)?) }.map_err(launch_err("pointwise launch"))?;
+            b.arg(&p1).arg(&nu).arg(&mont).arg(&sq);
+            // SAFETY: matches `pointwise`; rows hold 2n words (n read when squaring), mont 4·kg words.
+            unsafe { b.launch(grid(n, kg)?) }.map_err(launch_err("pointwise launch"))?;
         }
-        for (row, plan) in rows.iter_mut().zip(&self.s.inv) {
+        for (row, plan) in rows.iter_mut().zip(&self.s.inv[ps]) {
             if plan.run(stream, 1, row, &mut scratch)? {
                 std::mem::swap(row, &mut scratch);
             }
         }
-        drop(scratch);
-        // 4. CRT over `pos` positions into stride `cs` (split mode: the digit products, then their
-        // recombination into the coefficients)
-        let (pos, cs) = if self.t > 1 { (hlen * self.t, self.d) } else { (hlen, stride) };
-        let p2 = ptrs(&rows)?;
-        let x = alloc(self.s.w * pos)?;
-        let crt = alloc(pos * cs)?;
-        // SAFETY: bytes, written by the kernels before being read.
-        let bytes = |len: usize| unsafe { stream.alloc::<u8>(len.max(1)) }.map_err(launch_err("cuMemAlloc"));
-        let crt_neg = bytes(pos)?;
+        Ok(rows)
+    }
+
+    /// Step 4 for `len` coefficients whose k residue rows (one per prime, len·T positions) are
+    /// `rows`: CRT into stride `cs` (split mode: the digit products, then their recombination into
+    /// the coefficients of `stride` limbs). The rows are consumed.
+    fn crt(&self, rows: Vec<CudaSlice<u64>>, len: usize, stride: usize) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
+        let (stream, k) = (&self.stream, self.s.primes.len());
+        let (pos, cs) = if self.t > 1 { (len * self.t, self.d) } else { (len, stride) };
+        let p2 = self.ptrs(&rows)?;
+        let x = self.alloc(self.s.w * pos)?;
+        let crt = self.alloc(pos * cs)?;
+        let crt_neg = self.bytes(pos)?;
         {
-            let (len, ku, wu, su) = (pos as u64, k as u32, self.s.w as u32, cs as u32);
+            let (lu, ku, wu, su) = (pos as u64, k as u32, self.s.w as u32, cs as u32);
             let mut b = stream.launch_builder(&self.s.funcs[2]);
-            b.arg(&p2).arg(&len).arg(&ku).arg(&self.s.d_primes).arg(&self.s.d_garner).arg(&self.s.d_modulus);
+            b.arg(&p2).arg(&lu).arg(&ku).arg(&self.s.d_primes).arg(&self.s.d_garner).arg(&self.s.d_modulus);
             b.arg(&self.s.d_half).arg(&wu).arg(&x).arg(&crt).arg(&su).arg(&crt_neg);
             // SAFETY: matches `garner`; rows hold ≥ pos words, x W·pos, crt pos·cs, crt_neg pos.
             unsafe { b.launch(grid(pos, 1)?) }.map_err(launch_err("garner launch"))?;
@@ -457,56 +657,62 @@ impl Job {
             return Ok((crt, crt_neg));
         }
         drop((x, rows));
-        let acc = alloc((stride + 1) * hlen)?;
-        let out = alloc(out_words)?;
-        let neg = bytes(hlen)?;
-        let (du, tu, len, su) = (self.d as u32, self.t as u32, hlen as u64, stride as u32);
+        let acc = self.alloc((stride + 1) * len)?;
+        let out = self.alloc(len * stride)?;
+        let neg = self.bytes(len)?;
+        let (du, tu, lu, su) = (self.d as u32, self.t as u32, len as u64, stride as u32);
         let mut b = stream.launch_builder(&self.s.funcs[4]);
-        b.arg(&crt).arg(&crt_neg).arg(&du).arg(&tu).arg(&len).arg(&acc).arg(&out).arg(&su).arg(&neg);
-        // SAFETY: matches `recombine`; crt holds hlen·T digits of D limbs, acc (S+1)·hlen, out hlen·S.
-        unsafe { b.launch(grid(hlen, 1)?) }.map_err(launch_err("recombine launch"))?;
+        b.arg(&crt).arg(&crt_neg).arg(&du).arg(&tu).arg(&lu).arg(&acc).arg(&out).arg(&su).arg(&neg);
+        // SAFETY: matches `recombine`; crt holds len·T digits of D limbs, acc (S+1)·len, out len·S.
+        unsafe { b.launch(grid(len, 1)?) }.map_err(launch_err("recombine launch"))?;
         Ok((out, neg))
     }
 
-    fn run(&self, f: &[IntRef], g: &[IntRef], h: &mut ZSlab) -> Result<()> {
+    /// Enqueues the download of `out` and `neg` (device results of a block of coefficients) into
+    /// `mags` and `signs`.
+    fn download(&self, out: &CudaSlice<u64>, neg: &CudaSlice<u8>, mags: &mut [u64], signs: &mut [u8]) -> Result<()> {
+        let s = self.stream.cu_stream();
+        let (optr, _o) = out.device_ptr(&self.stream);
+        let (nptr, _n) = neg.device_ptr(&self.stream);
+        // SAFETY: the device ranges lie inside `out` and `neg` (at least as long as the host
+        // slices); the host slices stay untouched until the stream is synchronized (pinned
+        // memory: asynchronous DMA; pageable: a synchronous copy).
+        unsafe {
+            cu::memcpy_dtoh_async(mags, optr, s).map_err(launch_err("cuMemcpyDtoH"))?;
+            cu::memcpy_dtoh_async(signs, nptr, s).map_err(launch_err("cuMemcpyDtoH"))?;
+        }
+        Ok(())
+    }
+
+    fn run(&self, f: &[IntRef], g: &[IntRef], hlen: usize, stride: usize) -> Result<HostProduct> {
         let (stream, l) = (&self.stream, self.l);
-        let hlen = h.len();
-        let stride = h.stride();
-        let alloc = |len: usize| -> Result<CudaSlice<u64>> {
-            // SAFETY: u64 words; every word is written before it is read.
-            unsafe { stream.alloc::<u64>(len.max(1)) }.map_err(launch_err("cuMemAlloc"))
-        };
-        // 1. inputs
+        // 1. inputs: limbs and sign bytes into the host buffer, uploaded chunk by chunk as they fill
         let trace = std::env::var_os("GPMP_TRACE").is_some();
-        let t0 = trace.then(Instant::now);
+        let t0 = Instant::now();
         let ops: Vec<&[IntRef]> = if self.square { vec![f] } else { vec![f, g] };
         let total: usize = ops.iter().map(|o| o.len()).sum();
-        let limbs = alloc(total * l)?;
         let lens: Vec<usize> = ops.iter().map(|o| o.len()).collect();
-        let mut signs = crate::int::try_zeroed::<u8>(total)?;
-        let mut at = 0;
-        for op in &ops {
-            let d = &mut signs[at..at + op.len()];
-            d.par_iter_mut().zip(op.par_iter()).with_min_len(1 << 14).for_each(|(d, c)| *d = u8::from(c.neg));
-            at += op.len();
-        }
-        let d_signs = stream.clone_htod(&signs).map_err(launch_err("cuMemcpyHtoD"))?;
-        let out_words = hlen * stride;
-        let mut host = Host::get(&self.dev, (total * l).max(out_words))?;
-        let t_setup = trace.then(Instant::now);
+        let in_words = total * l;
+        let mut out = HostProduct::new(Some(&self.dev), hlen, stride, in_words + total.div_ceil(8))?;
+        let limbs = self.alloc(in_words)?;
+        let d_signs = self.bytes(total)?;
+        let t_setup = Instant::now();
         {
-            let buf = host.slice()?;
+            let (buf, sbuf) = words_and_bytes(out.host.slice()?, in_words);
+            let signs = &mut sbuf[..total];
             let (dptr, _sync) = limbs.device_ptr(stream);
             let per = (CHUNK / l).max(1);
             let mut at = 0;
             for op in &ops {
                 for src in op.chunks(per) {
                     let dst = &mut buf[at * l..(at + src.len()) * l];
-                    dst.par_chunks_mut(l).zip(src.par_iter()).with_min_len(1024).for_each(|(d, x)| {
+                    let sg = &mut signs[at..at + src.len()];
+                    dst.par_chunks_mut(l).zip(sg.par_iter_mut()).zip(src.par_iter()).with_min_len(1024).for_each(|((d, s), x)| {
                         d[..x.mag.len()].copy_from_slice(x.mag);
                         d[x.mag.len()..].fill(0);
+                        *s = u8::from(x.neg);
                     });
-                    // SAFETY: dst lies in the live buffer `host` (pinned: asynchronous DMA; it is
+                    // SAFETY: dst lies in the live host buffer (pinned: asynchronous DMA; it is
                     // not written again before the stream has passed this copy); the device range
                     // is inside `limbs`.
                     unsafe { cu::memcpy_htod_async(dptr + (at * l * 8) as u64, &*dst, stream.cu_stream()) }
@@ -514,38 +720,107 @@ impl Job {
                     at += src.len();
                 }
             }
+            let (sptr, _s) = d_signs.device_ptr(stream);
+            // SAFETY: as above, `total` bytes into `d_signs`.
+            unsafe { cu::memcpy_htod_async(sptr, &*signs, stream.cu_stream()) }.map_err(launch_err("cuMemcpyHtoD"))?;
         }
-        let t_up = trace.then(Instant::now);
-        let (out, d_neg) = self.compute(&limbs, &d_signs, &lens, hlen, stride)?;
-        let t_enq = trace.then(Instant::now);
-        // 5. download, chunk by chunk, copying each into h while the next one moves
-        let neg = stream.clone_dtoh(&d_neg).map_err(launch_err("cuMemcpyDtoH"))?;
-        let t_dev = trace.then(Instant::now);
-        let buf = host.slice()?;
-        let (optr, _sync) = out.device_ptr(stream);
-        let mut events = Vec::new();
-        for (c, dst) in buf[..out_words].chunks_mut(CHUNK).enumerate() {
-            // SAFETY: the device range is inside `out`; dst is not read before its event completes.
-            unsafe { cu::memcpy_dtoh_async(dst, optr + (c * CHUNK * 8) as u64, stream.cu_stream()) }
-                .map_err(launch_err("cuMemcpyDtoH"))?;
-            events.push(stream.record_event(None).map_err(launch_err("cuEventRecord"))?);
-        }
-        let (mags, sgn) = h.par_blocks_mut(hlen).find_first(|_| true).expect("hlen >= 1");
-        for ((dst, src), ev) in mags.chunks_mut(CHUNK).zip(buf[..out_words].chunks(CHUNK)).zip(&events) {
-            ev.synchronize().map_err(launch_err("cuEventSynchronize"))?;
-            dst.par_chunks_mut(1 << 14).zip(src.par_chunks(1 << 14)).for_each(|(d, s)| d.copy_from_slice(s));
-        }
-        sgn.par_iter_mut().zip(neg.par_iter()).with_min_len(1 << 14).for_each(|(d, &s)| *d = s != 0);
+        let t_up = Instant::now();
+        // 2–5. compute and download (the buffer's input part is reused: stream order puts the
+        // uploads first)
+        let (t_enq, t_dev) = match self.cut {
+            None => {
+                let (d_out, d_neg) = self.compute(&limbs, &d_signs, &lens, hlen, stride)?;
+                drop((limbs, d_signs));
+                let t_enq = Instant::now();
+                if trace {
+                    stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+                }
+                let t_dev = Instant::now();
+                let (mags, signs) = out.parts_mut()?;
+                self.download(&d_out, &d_neg, mags, signs)?;
+                (t_enq, t_dev)
+            }
+            Some(cut) => {
+                self.run_cut(cut, limbs, d_signs, &lens, hlen, stride, &mut out)?;
+                let t = Instant::now();
+                (t, t)
+            }
+        };
         stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
-        if let (Some(t0), Some(a), Some(b), Some(c), Some(d)) = (t0, t_setup, t_up, t_enq, t_dev) {
+        if trace {
             let ms = |x: Instant, y: Instant| (y - x).as_secs_f64() * 1e3;
             eprintln!(
-                "GPMP_TRACE gpu poly_mul {} x {}: signs+staging {:.3} ms, limbs {:.3}, enqueue {:.3}, device wait {:.3}, download+copy {:.3}",
-                f.len(), g.len(), ms(t0, a), ms(a, b), ms(b, c), ms(c, d), ms(d, Instant::now())
+                "GPMP_TRACE gpu poly_mul {} x {}: host buffers {:.3} ms, limbs+signs {:.3}, enqueue {:.3}, device wait {:.3}, download {:.3}",
+                f.len(), g.len(), ms(t0, t_setup), ms(t_setup, t_up), ms(t_up, t_enq), ms(t_enq, t_dev), ms(t_dev, Instant::now())
             );
+        }
+        Ok(out)
+    }
+
+    /// The product in the parts `cut` (see [`Cut`]): the rows of each prime group downloaded
+    /// into host memory, then the CRT block by block, each block's rows uploaded again.
+    #[allow(clippy::too_many_arguments)]
+    fn run_cut(&self, cut: Cut, limbs: CudaSlice<u64>, d_signs: CudaSlice<u8>, lens: &[usize], hlen: usize, stride: usize, out: &mut HostProduct) -> Result<()> {
+        let (stream, k, t) = (&self.stream, self.s.primes.len(), self.t);
+        let pos = hlen * t;
+        let mut parked = crate::int::try_zeroed_words(k * pos)?;
+        for i0 in (0..k).step_by(cut.group) {
+            let i1 = (i0 + cut.group).min(k);
+            let rows = self.convolve(&limbs, &d_signs, lens, i0..i1)?;
+            for (row, dst) in rows.iter().zip(parked[i0 * pos..i1 * pos].chunks_mut(pos)) {
+                stream.memcpy_dtoh(&row.slice(..pos), dst).map_err(launch_err("cuMemcpyDtoH"))?;
+            }
+            stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+        }
+        drop((limbs, d_signs));
+        let (mags, signs) = out.parts_mut()?;
+        for c0 in (0..hlen).step_by(cut.block) {
+            let c1 = (c0 + cut.block).min(hlen);
+            let rows = (0..k)
+                .map(|i| stream.clone_htod(&parked[i * pos + c0 * t..i * pos + c1 * t]).map_err(launch_err("cuMemcpyHtoD")))
+                .collect::<Result<Vec<_>>>()?;
+            let (d_out, d_neg) = self.crt(rows, c1 - c0, stride)?;
+            self.download(&d_out, &d_neg, &mut mags[c0 * stride..c1 * stride], &mut signs[c0..c1])?;
         }
         Ok(())
     }
+}
+
+/// Streams of finished products, kept for the next ones (a new stream costs driver round trips on
+/// every call); at most 16.
+fn stream_pool() -> &'static Mutex<Vec<Arc<CudaStream>>> {
+    static P: OnceLock<Mutex<Vec<Arc<CudaStream>>>> = OnceLock::new();
+    P.get_or_init(Default::default)
+}
+
+/// A kept stream of `dev`, or a new one.
+fn take_stream(dev: &Device) -> Result<Arc<CudaStream>> {
+    let mut pool = stream_pool().lock().unwrap_or_else(|e| e.into_inner());
+    match pool.iter().position(|s| Arc::ptr_eq(s.context(), &dev.ctx)) {
+        Some(i) => Ok(pool.swap_remove(i)),
+        None => {
+            drop(pool);
+            dev.stream()
+        }
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        let mut pool = stream_pool().lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() < 16 {
+            pool.push(Arc::clone(&self.stream));
+        }
+    }
+}
+
+/// A launch of ⌈m / NT⌉ × y blocks.
+fn grid(m: usize, y: usize) -> Result<LaunchConfig> {
+    let x = m.div_ceil(NT as usize);
+    if x > i32::MAX as usize || y > 65535 {
+        return Err(Error::SizeTooLarge(format!("a launch of {x} x {y} blocks")));
+    }
+    Ok(LaunchConfig { grid_dim: (x as u32, y as u32, 1), block_dim: (NT, 1, 1), shared_mem_bytes: 0 })
 }
 
 /// Kernel-only time of f·g on the current device, in milliseconds: residues, transforms, pointwise
@@ -555,7 +830,7 @@ pub fn time_device(f: &[IntRef], g: &[IntRef], reps: usize) -> Result<(f64, usiz
     let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len()).max(1);
     let dev = device::current()?;
     shield("GPU poly_mul timing", || {
-        let job = Job::new(&dev, f, g, bits)?;
+        let job = Job::new(&dev, f, g, bits, max_limbs(f, g))?;
         let stream = &job.stream;
         let (hlen, stride, l) = (f.len() + g.len() - 1, limbs_for_bits(bits), job.l);
         let mut words = vec![0u64; (f.len() + g.len()) * l];
@@ -734,6 +1009,67 @@ mod tests {
         }
     }
 
+    /// The products of the parts tests, (f, g, prime group): 256- to 1024-bit coefficients,
+    /// direct and split shapes, one huge coefficient, max coefficients with alternating signs.
+    fn parts_cases() -> Vec<(Vec<crate::zpoly::testing::Coef>, Vec<crate::zpoly::testing::Coef>, usize)> {
+        use crate::zpoly::testing::{coef, poly};
+        let mut rng = Rng(53);
+        let mut v = Vec::new();
+        for &(fl, gl, bits, style, group) in &[
+            (3000usize, 2000usize, 256u64, 0u64, 1usize),
+            (3000, 2000, 256, 1, 2),
+            (2500, 2500, 300, 2, 2),
+            (700, 1, 200, 3, 1),
+            (600, 400, 1024, 1, 1),
+        ] {
+            let f = poly(&mut rng, fl, bits, style);
+            let g = poly(&mut rng, gl, bits, (style + 1) % 4);
+            v.push((f, g, group));
+        }
+        let c = coef(&mut rng, 500, 1).1;
+        v.push(((0..300).map(|i| (i % 2 == 0, c.clone())).collect(), vec![], 0));
+        v
+    }
+
+    /// The test cap on the free device memory whose budget (7/8 of it) holds `inputs`
+    /// coefficients of `l` limbs and `group` + 1 rows of 2n words, plus 1000 bytes.
+    fn parts_cap(inputs: usize, l: usize, n: usize, group: usize) -> usize {
+        let b = (inputs * (8 * l + 1)) as u128 + 16 * n as u128 * (group as u128 + 1) + 1000;
+        (b * 8 / 7 + 8) as usize
+    }
+
+    /// The memory plan of the parts tests' products on the host: the cap of [`parts_cap`] gives
+    /// the requested prime group (all primes at most), CRT blocks shorter than the product (the
+    /// products, not the squares), `OutOfMemory` below the inputs, and no cut without a cap.
+    #[test]
+    fn cuts_follow_the_memory_budget() {
+        use crate::zpoly::testing::views;
+        for (f, g, group) in parts_cases() {
+            let (fv, gv) = (views(&f), views(&g));
+            let ops: Vec<(&[IntRef], &[IntRef])> = if g.is_empty() { vec![(&fv, &fv)] } else { vec![(&fv, &gv), (&fv, &fv)] };
+            for (i, (a, b)) in ops.into_iter().enumerate() {
+                let square = std::ptr::eq(a, b);
+                let bits = product_bits(max_bits_par(a), max_bits_par(b), a.len(), b.len());
+                let l = max_limbs(a, b).max(1);
+                let (primes, t, d) = plan_shape(bits, a.len(), b.len(), l).unwrap();
+                let hlen = a.len() + b.len() - 1;
+                let (k, n, stride) = (primes.len(), (hlen * t).next_power_of_two().max(2), limbs_for_bits(bits));
+                let inputs = if square { a.len() } else { a.len() + b.len() };
+                let group = if group == 0 { k / 2 } else { group };
+                let need = device_bytes(k, n, inputs, l, stride, hlen * t, d);
+                let w = || crate::nmod::crt::prime_product(&primes).len();
+                let what = format!("{} x {}, {bits} bits, k = {k}, T = {t}", a.len(), b.len());
+                assert_eq!(plan_memory(need, k, n, inputs, l, hlen, stride, t, w, d, usize::MAX).unwrap(), None);
+                let cut = plan_memory(need, k, n, inputs, l, hlen, stride, t, w, d, parts_cap(inputs, l, n, group));
+                let cut = cut.unwrap_or_else(|e| panic!("{what}: {e}")).unwrap_or_else(|| panic!("{what}: no cut"));
+                assert_eq!(cut.group, group.min(k), "{what}");
+                assert!(cut.block >= 1 && (i > 0 || g.is_empty() || cut.block < hlen), "{what}: {cut:?}");
+                let low = plan_memory(need, k, n, inputs, l, hlen, stride, t, w, d, parts_cap(inputs / 3, l, 0, 0) / 2);
+                assert!(matches!(low, Err(Error::OutOfMemory(_))), "{what}: {low:?}");
+            }
+        }
+    }
+
     #[cfg(feature = "gpu-tests")]
     mod gpu {
         use super::*;
@@ -823,13 +1159,62 @@ mod tests {
             assert!(!zpoly::gpu_wanted(&fv, &gv, crate::runtime::Backend::Cpu).unwrap());
         }
 
+        /// The product in parts (a test cap on the free device memory): prime groups of 1, 2 and
+        /// 4 of 9 primes, CRT blocks of a few hundred coefficients (crossing the operands' and the
+        /// blocks' boundaries), direct and split (recombined) shapes, squares, max coefficients
+        /// and mixed signs, against the uncut product and the GMP oracle; and a cap below the
+        /// inputs gives `OutOfMemory`, cleanly.
+        /// The product in parts (a test cap on the free device memory, see [`parts_cases`] and
+        /// [`cuts_follow_the_memory_budget`]): prime groups of 1 to k/2 primes, CRT blocks of a few
+        /// hundred coefficients (crossing the operands' and the blocks' boundaries), direct and
+        /// split (recombined) shapes, squares, max coefficients and mixed signs, against the uncut
+        /// product and the GMP oracle; a cap below the inputs gives `OutOfMemory`, cleanly.
+        #[test]
+        fn products_in_parts_match() {
+            let dev = device::current().unwrap();
+            let check = |f: &[IntRef], g: &[IntRef], group: usize, what: &str| -> Cut {
+                let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len());
+                let job = Job::new(&dev, f, g, bits, max_limbs(f, g)).unwrap();
+                assert_eq!(job.cut, None, "{what}");
+                let group = if group == 0 { job.s.primes.len() / 2 } else { group };
+                let inputs = if std::ptr::eq(f, g) { f.len() } else { f.len() + g.len() };
+                MEMORY_CAP.set(Some(parts_cap(inputs, job.l, job.n, group)));
+                let cut = Job::new(&dev, f, g, bits, max_limbs(f, g)).map(|j| j.cut);
+                let got = mul(f, g);
+                MEMORY_CAP.set(Some(parts_cap(inputs / 3, job.l, 0, 0) / 2));
+                let refused = mul(f, g);
+                MEMORY_CAP.set(None);
+                let cut = cut.unwrap_or_else(|e| panic!("{what}: {e}")).expect("a cut");
+                assert_eq!(cut.group, group.min(job.s.primes.len()), "{what}");
+                let got = got.unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!(got, mul(f, g).unwrap(), "{what}, {cut:?}");
+                let want = if f.len() * g.len() <= 1 << 22 { oracle(f, g) } else { slab_coefs(&zpoly::mul(f, g, Alg::SmallPrimeNtt).unwrap()) };
+                assert_eq!(slab_coefs(&got), want, "{what}, {cut:?}");
+                match refused {
+                    Err(Error::OutOfMemory(_)) => {}
+                    other => panic!("{what}: expected OutOfMemory, got {:?}", other.map(|h| h.len())),
+                }
+                cut
+            };
+            for (f, g, group) in parts_cases() {
+                let (fv, gv) = (views(&f), views(&g));
+                let what = format!("{} x {}", f.len(), g.len());
+                if !g.is_empty() {
+                    let cut = check(&fv, &gv, group, &what);
+                    assert!(cut.block < f.len() + g.len() - 1, "{what}: one block of {}", cut.block);
+                }
+                check(&fv, &fv, group, &format!("square of {what}"));
+            }
+        }
+
         #[test]
         fn absurd_sizes_fail_cleanly() {
-            // 2^21 x 2^21 coefficients of 950 limbs: about 1960 primes and n = 2^22, so 130 GB of
-            // rows; refused before any device or output allocation.
+            // 2^23 x 2^23 coefficients of 950 limbs: about 1960 primes and n = 2^24, so 520 GB of
+            // rows, and 127 GB of inputs: refused (in parts too: the inputs do not fit, the parked
+            // rows would need 263 GB of host memory) before any device or output allocation.
             let one = vec![u64::MAX; 950];
-            let f: Vec<IntRef> = vec![IntRef::new(false, &one); 1 << 21];
-            let g: Vec<IntRef> = vec![IntRef::new(true, &one); 1 << 21];
+            let f: Vec<IntRef> = vec![IntRef::new(false, &one); 1 << 23];
+            let g: Vec<IntRef> = vec![IntRef::new(true, &one); 1 << 23];
             match mul(&f, &g) {
                 Err(Error::OutOfMemory(_)) => {}
                 other => panic!("expected OutOfMemory, got {:?}", other.map(|h| h.len())),

@@ -125,19 +125,39 @@ pub fn gpu_wanted(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<bool> 
     Ok(gpu_bits(f, g, backend)?.is_some())
 }
 
+/// `mul(f, g, Auto)` when it runs on the GPU (see [`gpu_wanted`]), left in host memory for the C
+/// layer to write into `mpz_t` without a [`ZSlab`]; `None` when it runs on the CPU. `bits`: the
+/// operands' `max_bits` when the caller has them.
+pub fn mul_on_gpu(f: &[IntRef], g: &[IntRef], bits: Option<(u64, u64)>) -> Result<Option<crate::gpu::multimod::HostProduct>> {
+    if f.is_empty() || g.is_empty() {
+        return Ok(None);
+    }
+    match gpu_shape(f, g, bits, runtime::backend())? {
+        Some((bits, limbs)) => crate::gpu::multimod::mul_host_limbs(f, g, bits, limbs).map(Some),
+        None => Ok(None),
+    }
+}
+
 /// [`gpu_wanted`], with the product's coefficient bound (`product_bits`) when it is.
 fn gpu_bits(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<Option<u64>> {
+    Ok(gpu_shape(f, g, None, backend)?.map(|(bits, _)| bits))
+}
+
+/// [`gpu_bits`], with the most limbs of an input coefficient (one pass over the coefficients
+/// serves both; `known`: the operands' `max_bits`, when the caller has them).
+fn gpu_shape(f: &[IntRef], g: &[IntRef], known: Option<(u64, u64)>, backend: Backend) -> Result<Option<(u64, usize)>> {
     if backend == Backend::Cpu {
         return Ok(None);
     }
     use crate::gpu::multimod::{max_bits_par, supports};
-    let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len());
+    let (bf, bg) = known.unwrap_or_else(|| rayon::join(|| max_bits_par(f), || max_bits_par(g)));
+    let bits = product_bits(bf, bg, f.len(), g.len());
     if bits == 0 || !supports(bits) {
         return Ok(None);
     }
     let words = (f.len() + g.len() - 1) as u64 * crate::int::limbs_for_bits(bits) as u64;
     let on = backend.on_gpu(words >= GPU_MIN_WORDS)?;
-    Ok(on.then_some(bits))
+    Ok(on.then_some((bits, crate::int::limbs_for_bits(bf.max(bg)))))
 }
 
 /// Whether `mul(f, g, Auto)` runs entirely on the calling thread (a small schoolbook product), so
