@@ -31,7 +31,7 @@ use super::compile::Spec;
 use super::device::{self, Device};
 use super::ntt::Plan;
 use super::{driver_err, shield};
-use crate::nmod::prime::{fourier_primes, invmod, mulmod, primitive_root_of_unity, shoup};
+use crate::nmod::prime::{fourier_primes, invmod, mulmod, neg_inverse, primitive_root_of_unity, shoup};
 use crate::{invalid, Error, Result};
 use cudarc::driver::{result as cu, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use rayon::prelude::*;
@@ -174,13 +174,7 @@ fn setup(dev: &Device, stream: &Arc<CudaStream>, logn: u32) -> Result<Arc<Setup>
     let f = |name: &str| module.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e));
     let mont: Vec<u64> = p
         .iter()
-        .flat_map(|&q| {
-            let mut inv = q; // Newton: q·inv ≡ 1 mod 2^(3·2^i)
-            for _ in 0..5 {
-                inv = inv.wrapping_mul(2u64.wrapping_sub(q.wrapping_mul(inv)));
-            }
-            [q, inv.wrapping_neg()]
-        })
+        .flat_map(|&q| [q, neg_inverse(q)])
         .collect();
     let up = |t: &[u64]| stream.clone_htod(t).map_err(|e| driver_err("cuMemcpyHtoD", e));
     let s = Arc::new(Setup {

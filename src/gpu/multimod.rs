@@ -33,7 +33,7 @@ use super::device::{self, Device};
 use super::ntt::Plan;
 use super::{driver_err, shield};
 use crate::int::{ceil_log2, limbs_for_bits, product_bits, IntRef, ZSlab};
-use crate::nmod::prime::{fourier_primes, invmod, mulmod, primitive_root_of_unity, shoup};
+use crate::nmod::prime::{fourier_primes, invmod, mulmod, neg_inverse, primitive_root_of_unity, shoup};
 use crate::{Error, Result};
 use cudarc::driver::{result as cu, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use rayon::prelude::*;
@@ -112,12 +112,8 @@ fn montgomery(primes: &[u64]) -> Vec<u64> {
     primes
         .iter()
         .flat_map(|&p| {
-            let mut inv = p; // Newton: p·inv ≡ 1 mod 2^(3·2^i)
-            for _ in 0..5 {
-                inv = inv.wrapping_mul(2u64.wrapping_sub(p.wrapping_mul(inv)));
-            }
             let r = ((1u128 << 64) % p as u128) as u64;
-            [p, inv.wrapping_neg(), r, shoup(r, p)]
+            [p, neg_inverse(p), r, shoup(r, p)]
         })
         .collect()
 }

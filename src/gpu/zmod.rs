@@ -12,6 +12,7 @@
 use super::compile::{self, Spec};
 use super::zvec::DevVec;
 use super::{driver_err, shield};
+use crate::nmod::prime::neg_inverse;
 use crate::int::{mag_bits, max_bits, normalized, IntRef, ZList, ZVec};
 use crate::{invalid, Error, Result};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
@@ -49,16 +50,6 @@ pub fn specs() -> Vec<Spec> {
 /// [`MAX_LIMBS`] limbs.
 pub fn supports(m: &[u64]) -> bool {
     m.first().is_some_and(|&w| w & 1 == 1) && spec_limbs(m.len()).is_some()
-}
-
-/// −m0^(−1) mod 2^64 for odd m0: Newton's x ← x(2 − m0·x) doubles the correct low bits, and x = m0
-/// is right to 3 bits (m0² ≡ 1 mod 8), so five steps give 96 ≥ 64.
-pub fn neg_inverse(m0: u64) -> u64 {
-    let mut x = m0;
-    for _ in 0..5 {
-        x = x.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(x)));
-    }
-    x.wrapping_neg()
 }
 
 /// `rows` rows of `l` limbs: row k = R^(k+1) mod m, R = 2^(64 l), for m > 1 of at most l limbs.

@@ -8,6 +8,17 @@ pub fn mulmod(a: u64, b: u64, p: u64) -> u64 {
     ((a as u128 * b as u128) % p as u128) as u64
 }
 
+/// −m0^(−1) mod 2^64 for odd m0: Newton's x ← x(2 − m0·x) doubles the correct low bits, and x = m0
+/// is right to 3 bits (m0² ≡ 1 mod 8), so five steps give 96 ≥ 64.
+/// (The Montgomery constant of the GPU products.)
+pub fn neg_inverse(m0: u64) -> u64 {
+    let mut x = m0;
+    for _ in 0..5 {
+        x = x.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(x)));
+    }
+    x.wrapping_neg()
+}
+
 /// Shoup's constant ⌊w·2^64/p⌋ for w < p, used by [`mul_shoup`].
 #[inline]
 pub fn shoup(w: u64, p: u64) -> u64 {
