@@ -2,7 +2,8 @@
 //! GMP mpz (iterative radix-2, mpz_mul + mpz_mod per butterfly, precomputed twiddles), and the
 //! element product against mpz_mul + mpz_mod.
 //!
-//! `cargo run --release --example gfpf_bench [max_lg]` (default 16);
+//! `cargo run --release --example gfpf_bench [max_lg]` (default 16): per N, interleaved rounds of
+//! the DFT on the AVX-512 path, on the forced scalar fallback and over GMP, medians;
 //! `cargo run --release --example gfpf_bench mul`: plain against FFT-based (CRT) product per k. Single-thread times are
 //! thread CPU times (best of a few runs), so that a shared machine's load does not inflate them.
 use gmp_mpfr_sys::gmp;
@@ -90,6 +91,12 @@ fn best<F: FnMut()>(reps: usize, mut f: F) -> f64 {
             thread_cpu() - t
         })
         .fold(f64::INFINITY, f64::min)
+}
+
+/// The median of some timings.
+fn median(mut t: Vec<f64>) -> f64 {
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
 }
 
 /// Best of `reps` runs, in wall seconds (for the parallel runs).
@@ -189,17 +196,6 @@ fn main() {
         let xs: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
         let ys: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
         let mut zs = vec![0u64; n * k];
-        let t_mul = one.install(|| {
-            best(5, || {
-                for ((z, x), y) in zs
-                    .chunks_exact_mut(k)
-                    .zip(xs.chunks_exact(k))
-                    .zip(ys.chunks_exact(k))
-                {
-                    f.mul(z, x, y);
-                }
-            })
-        }) / n as f64;
         let to_z = |e: &[u64]| {
             let mut l = vec![0u64; pl];
             f.to_limbs(&mut l, e);
@@ -208,38 +204,58 @@ fn main() {
         let xz: Vec<Z> = xs.chunks(k).map(to_z).collect();
         let yz: Vec<Z> = ys.chunks(k).map(to_z).collect();
         let mut t = Z::new();
-        let t_gmp_mul = best(5, || {
-            for (a, b) in xz.iter().zip(&yz) {
-                unsafe {
-                    gmp::mpz_mul(&mut t.0, &a.0, &b.0);
-                    gmp::mpz_mod(&mut t.0, &t.0, &p.0);
-                }
-            }
-        }) / n as f64;
+        // Interleaved rounds: mul_n (AVX-512 IFMA batches), mul per element (scalar), GMP.
+        let (mut tn, mut t1, mut tg) = (vec![], vec![], vec![]);
+        for _ in 0..7 {
+            tn.push(one.install(|| best(1, || f.mul_n(&mut zs, &xs, &ys))) / n as f64);
+            t1.push(
+                best(1, || {
+                    for ((z, x), y) in zs
+                        .chunks_exact_mut(k)
+                        .zip(xs.chunks_exact(k))
+                        .zip(ys.chunks_exact(k))
+                    {
+                        f.mul(z, x, y);
+                    }
+                }) / n as f64,
+            );
+            tg.push(
+                best(1, || {
+                    for (a, b) in xz.iter().zip(&yz) {
+                        unsafe {
+                            gmp::mpz_mul(&mut t.0, &a.0, &b.0);
+                            gmp::mpz_mod(&mut t.0, &t.0, &p.0);
+                        }
+                    }
+                }) / n as f64,
+            );
+        }
+        let mut zn = vec![0u64; n * k];
+        f.mul_n(&mut zn, &xs, &ys);
+        let (tn, t1, tg) = (median(tn), median(t1), median(tg));
         println!(
-            "k={k:3} mul: gfpf {:7.1} ns  gmp mpz_mul+mpz_mod {:7.1} ns  ratio {:.2}x",
-            t_mul * 1e9,
-            t_gmp_mul * 1e9,
-            t_gmp_mul / t_mul
+            "k={k:3} mul: gfpf mul_n {:7.1} ns  mul {:7.1} ns  gmp mpz_mul+mpz_mod {:7.1} ns  ratio mul_n {:.2}x, mul {:.2}x [equal: {}]",
+            tn * 1e9,
+            t1 * 1e9,
+            tg * 1e9,
+            tg / tn,
+            tg / t1,
+            zn == zs
         );
         for lg in 12..=max_lg {
             let n = 1usize << lg;
             let w = f.root_of_unity(n).unwrap();
             let x: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
-            let reps = if lg <= 14 { 5 } else { 2 };
+            let reps = if lg <= 14 {
+                7
+            } else if lg <= 17 {
+                5
+            } else {
+                3
+            };
             let mut y = x.clone();
             f.dft(&mut y, n, &w).unwrap(); // builds and caches the twiddles
-            let t1 = one.install(|| {
-                best(reps, || {
-                    y.copy_from_slice(&x);
-                    f.dft(&mut y, n, &w).unwrap();
-                })
-            });
-            let tp = best_wall(reps, || {
-                y.copy_from_slice(&x);
-                f.dft(&mut y, n, &w).unwrap();
-            });
-            // The same DFT over GMP (single thread), twiddles precomputed outside the timing.
+                                           // The same DFT over GMP (single thread), twiddles precomputed outside the timing.
             let wz = to_z(&w);
             let mut tw = vec![Z::from_limbs(&[1])];
             for i in 1..n / 2 {
@@ -252,23 +268,52 @@ fn main() {
             }
             let xz: Vec<Z> = x.chunks(k).map(to_z).collect();
             let mut yz: Vec<Z> = (0..n).map(|_| Z::new()).collect();
-            let tg = best(if lg <= 14 { 3 } else { 1 }, || {
-                for (d, s) in yz.iter_mut().zip(&xz) {
-                    unsafe { gmp::mpz_set(&mut d.0, &s.0) };
+            let mut ys = x.clone();
+            // Interleaved rounds (AVX-512 path, scalar fallback, GMP), thread CPU time, medians.
+            let (mut t1, mut ts, mut tg) = (vec![], vec![], vec![]);
+            for _ in 0..reps {
+                for simd in [true, false] {
+                    gpmp::gfpf::set_simd(simd);
+                    let out = if simd { &mut y } else { &mut ys };
+                    let t = one.install(|| {
+                        best(1, || {
+                            out.copy_from_slice(&x);
+                            f.dft(out, n, &w).unwrap();
+                        })
+                    });
+                    if simd {
+                        t1.push(t)
+                    } else {
+                        ts.push(t)
+                    }
                 }
-                gmp_fft(&mut yz, &tw, &p);
+                tg.push(best(1, || {
+                    for (d, s) in yz.iter_mut().zip(&xz) {
+                        unsafe { gmp::mpz_set(&mut d.0, &s.0) };
+                    }
+                    gmp_fft(&mut yz, &tw, &p);
+                }));
+            }
+            gpmp::gfpf::set_simd(true);
+            let tp = best_wall(reps, || {
+                y.copy_from_slice(&x);
+                f.dft(&mut y, n, &w).unwrap();
             });
             // Same result?
-            let same = yz
-                .iter()
-                .zip(y.chunks(k))
-                .all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });
+            let same = y == ys
+                && yz
+                    .iter()
+                    .zip(y.chunks(k))
+                    .all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });
+            let (t1, ts, tg) = (median(t1), median(ts), median(tg));
             println!(
-                "k={k:3} N=2^{lg}: gfpf 1 thread {:9.2} ms (cpu), {threads} threads {:9.2} ms (wall) | gmp fft {:9.2} ms (cpu) | speed-up 1t {:5.2}x  [equal: {same}]",
+                "k={k:3} N=2^{lg}: gfpf 1t {:9.2} ms (scalar {:9.2}) | gmp fft {:9.2} ms | speed-up 1t {:5.2}x (scalar {:5.2}x) | {threads}t wall {:8.2} ms [equal: {same}]",
                 t1 * 1e3,
-                tp * 1e3,
+                ts * 1e3,
                 tg * 1e3,
                 tg / t1,
+                tg / ts,
+                tp * 1e3,
             );
         }
     }

@@ -280,10 +280,14 @@ unsafe fn binary(
             if gpu_gfpf::on_gpu(gpu_gfpf::Route::Elementwise(gop), n)? {
                 return gpu_gfpf::binary(f, gop, &mut out, &xv, &yv, false);
             }
-            out.par_chunks_mut(k)
-                .zip(xv.par_chunks(k).zip(yv.par_chunks(k)))
-                .with_min_len(256)
-                .for_each(|(o, (a, b))| op(f, o, a, b));
+            if matches!(gop, gpu_gfpf::Op::Mul) {
+                f.mul_n(&mut out, &xv, &yv); // eight elements per AVX-512 IFMA batch
+            } else {
+                out.par_chunks_mut(k)
+                    .zip(xv.par_chunks(k).zip(yv.par_chunks(k)))
+                    .with_min_len(256)
+                    .for_each(|(o, (a, b))| op(f, o, a, b));
+            }
             Ok(())
         })?;
         write(z, &out, n, k, lay);

@@ -13,7 +13,8 @@
 //! - [`crt_mul`]: the FFT-based product (Alg. 4: negacyclic NTTs modulo word primes + CRT), which
 //!   `mul` uses from k = [`crt_mul::CRT_MIN_K`] on;
 //! - [`root`]: powers and the roots of unity with ω^(N/2k) = r;
-//! - [`fft`]: the DFT in natural order for every power-of-two N (six-step, rayon);
+//! - [`fft`]: the DFT in natural order for every power-of-two N (six-step, rayon), its base DFTs
+//!   batched eight rows per AVX-512 vector where the CPU has it (`simd`);
 //! - [`poly`]: products of polynomials over Z/pZ.
 pub mod arith;
 pub mod builtin;
@@ -22,6 +23,10 @@ pub mod fft;
 pub mod field;
 pub mod poly;
 pub mod root;
+mod simd;
+
+#[doc(hidden)]
+pub use simd::set_enabled as set_simd;
 
 pub use field::Gfpf;
 

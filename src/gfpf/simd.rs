@@ -1,0 +1,684 @@
+//! AVX-512 batches of the shift-only base DFTs (size m ≤ 2k) of [`super::fft`] and of element
+//! products (AVX-512 IFMA, [`lazy_mul`]; the twiddles of the six-step, fused into the base DFTs
+//! that follow them, and [`Gfpf::mul_n`]): eight rows (elements) at once, one per lane,
+//! digit-major (vector d holds digit d of one element of each of the eight rows).
+//!
+//! Lazy digits: a digit x_d < 2^64 is held as the pair (H, L) = (⌊x_d/2^32⌋, x_d mod 2^32) of
+//! signed 64-bit lanes, value H·2^32 + L. A butterfly (a, b) ← (a + b·r^s, a − b·r^s) is exact in
+//! Z[T]/(T^k + 1) at T = r: b·r^s rotates the digits by s mod k and negates the wrapped ones (all of
+//! them when s ≥ k), so a level is 4k lane additions/subtractions and no carry; after log2 m ≤
+//! log2 2k ≤ 6 levels |H|, |L| < 2^38 (|H| < 2^50 when the inputs are lazy products, |H| < 2^44).
+//! Special inputs need no care (−1 is the digit r at the top).
+//! Each output is normalised once ([`finish`]): every digit t = H·2^32 + L splits on its own as
+//! q·r + s, the quotient estimated in f64 from H (2^32/r < 2^−8 for r ≥ 2^40, so off by at most
+//! one: one correction each way), q moves one digit up (the top one to digit 0, negated: r^k ≡ −1);
+//! only where that leaves a digit outside [0, r) (rare) does a serial carry pass run, and a lane
+//! whose value then still carries out (it crossed 0 or r^k, e.g. the result −1, the special form)
+//! is finished by the scalar [`Gfpf::sub_carry`].
+use super::Gfpf;
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether the AVX-512 paths may run (on by default; the benchmark turns them off to time the
+/// scalar fallback in the same process).
+static ENABLED: AtomicBool = AtomicBool::new(true);
+
+/// Turns the AVX-512 paths of the GFPF DFT and `mul_n` on or off for the whole process (for
+/// benchmarks).
+#[doc(hidden)]
+pub fn set_enabled(on: bool) {
+    ENABLED.store(on, Ordering::Relaxed);
+}
+
+/// Whether the AVX-512 base DFTs run for this field on this CPU: enabled, k ∈ {8, 16, 32},
+/// r ≥ 2^40 (the quotient estimate), AVX-512F, DQ and IFMA.
+pub(super) fn available(f: &Gfpf) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        ENABLED.load(Ordering::Relaxed)
+            && matches!(f.k, 8 | 16 | 32)
+            && f.r >= 1 << 40
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+            && std::arch::is_x86_feature_detected!("avx512ifma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = f;
+        false
+    }
+}
+
+/// In place, the DFTs of size m ≤ 2k at ω_m = r^em (em < 2k) of the eight consecutive rows of m
+/// elements in x (8·m·k words), as [`super::fft`]'s scalar base case computes them; with `tw`, the
+/// elements (but element 0 of each row) are first multiplied by their twiddles (the lazy product
+/// [`lazy_mul`] feeds the butterflies, one normalisation for both).
+/// Requires [`available`]`(f)`, and [`mul_available`]`(f)` with `tw`.
+pub(super) fn base8(f: &Gfpf, x: &mut [u64], m: usize, em: usize, tw: Option<Tw>) {
+    assert!(available(f) && x.len() == 8 * m * f.k && m <= 2 * f.k && m.is_power_of_two());
+    assert!(tw.is_none() || mul_available(f));
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: AVX-512F/DQ/IFMA detected (available), x holds 8·m·k words, twiddles (Tw).
+    unsafe {
+        match f.k {
+            8 => base8_k::<8>(f, x, m, em, tw),
+            16 => base8_k::<16>(f, x, m, em, tw),
+            _ => base8_k::<32>(f, x, m, em, tw),
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+thread_local! {
+    /// The lazy digits of one batch: element e at [e·2k, e·2k + k) (H) and [e·2k + k, (e+1)·2k) (L).
+    static BUF: std::cell::RefCell<Vec<__m512i>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Transposes the 8 × 8 matrix of words whose rows are v[0..8] (three rounds of 2 × 2 block swaps:
+/// blocks of 4 and 2 words with vpermt2q, single words with unpack).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn transpose8(v: &mut [__m512i; 8]) {
+    let lo4 = _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0);
+    let hi4 = _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4);
+    let lo2 = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
+    let hi2 = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+    for (b, lo, hi, rows) in [(4, lo4, hi4, [0, 1, 2, 3]), (2, lo2, hi2, [0, 1, 4, 5])] {
+        for i in rows {
+            let (a, c) = (v[i], v[i + b]);
+            v[i] = _mm512_permutex2var_epi64(a, lo, c);
+            v[i + b] = _mm512_permutex2var_epi64(a, hi, c);
+        }
+    }
+    for i in [0, 2, 4, 6] {
+        let (a, c) = (v[i], v[i + 1]);
+        v[i] = _mm512_unpacklo_epi64(a, c);
+        v[i + 1] = _mm512_unpackhi_epi64(a, c);
+    }
+}
+
+/// Constants of the normalisation: r = rh·2^32 + rl, 2^32/r, the low-half mask.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Norm {
+    rh: __m512i,
+    rl: __m512i,
+    inv: __m512d,
+    mask: __m512i,
+    /// rl = 0 (P3, P4: r = 2^w + 2^u with u ≥ 32).
+    rl0: bool,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Norm {
+    /// (h, l) ← (h + ⌊l/2^32⌋, l mod 2^32): the same value h·2^32 + l with 0 ≤ l < 2^32.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn split(self, h: __m512i, l: __m512i) -> (__m512i, __m512i) {
+        (
+            _mm512_add_epi64(h, _mm512_srai_epi64::<32>(l)),
+            _mm512_and_si512(l, self.mask),
+        )
+    }
+
+    /// For s = h·2^32 + l ∈ [−r, 2r) (0 ≤ l < 2^32) and a quotient q: (s mod r as h·2^32 + l,
+    /// q − 1 if s < 0, q + 1 if s ≥ r).
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn fix(self, h: __m512i, l: __m512i, q: __m512i) -> (__m512i, __m512i, __m512i) {
+        let one = _mm512_set1_epi64(1);
+        let neg = _mm512_cmplt_epi64_mask(h, _mm512_setzero_si512());
+        let (h, l) = self.split(
+            _mm512_mask_add_epi64(h, neg, h, self.rh),
+            _mm512_mask_add_epi64(l, neg, l, self.rl),
+        );
+        let q = _mm512_mask_sub_epi64(q, neg, q, one);
+        let ge = _mm512_cmpgt_epi64_mask(h, self.rh)
+            | (_mm512_cmpeq_epi64_mask(h, self.rh) & _mm512_cmpge_epi64_mask(l, self.rl));
+        let (h, l) = self.split(
+            _mm512_mask_sub_epi64(h, ge, h, self.rh),
+            _mm512_mask_sub_epi64(l, ge, l, self.rl),
+        );
+        (h, l, _mm512_mask_add_epi64(q, ge, q, one))
+    }
+}
+
+/// Digit-major digits of eight elements: v[d] (d < K) holds digit d of the element at p[lane].
+///
+/// # Safety
+/// Each p[lane] is readable for K words; AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn load8<const K: usize>(p: &[*const u64; 8], v: &mut [__m512i]) {
+    for blk in (0..K).step_by(8) {
+        // SAFETY: K readable words at each p[l] (caller).
+        let mut t: [__m512i; 8] =
+            std::array::from_fn(|l| unsafe { _mm512_loadu_si512(p[l].add(blk).cast()) });
+        transpose8(&mut t);
+        v[blk..blk + 8].copy_from_slice(&t);
+    }
+}
+
+/// The lazy (H, L) pair of digits x (see the module doc).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn split_digits<const K: usize>(x: &[__m512i], h: &mut [__m512i], l: &mut [__m512i]) {
+    let mask = _mm512_set1_epi64(0xFFFF_FFFF);
+    for d in 0..K {
+        h[d] = _mm512_srli_epi64::<32>(x[d]);
+        l[d] = _mm512_and_si512(x[d], mask);
+    }
+}
+
+/// Normalises the lazy elements (h, l) (|h| < 2^50, |l| < 2^41; see the module doc) and
+/// stores them canonical at p[lane] (K words each). Every digit is split on its own,
+/// t_d = q_d·r + s_d (quotient estimated, one correction each way), then digit d becomes
+/// s_d + q_{d−1} (digit 0: s_0 − q_{k−1}, as r^k ≡ −1); |q| < 2^31 ≪ r, so that is a digit in
+/// [0, r) in all but rare lanes, and then no carry moves. Otherwise (checked for the whole
+/// batch) a serial pass with carries in {−1, 0, 1} runs, and lanes still carrying out of the top
+/// are finished by [`Gfpf::sub_carry`].
+///
+/// # Safety
+/// Each p[lane] is writable for K words, the eight disjoint; AVX-512F/DQ.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+#[inline]
+unsafe fn finish<const K: usize>(
+    f: &Gfpf,
+    nm: Norm,
+    hs: &mut [__m512i],
+    ls: &mut [__m512i],
+    p: &[*mut u64; 8],
+) {
+    let zero = _mm512_setzero_si512();
+    let mut q = [zero; K];
+    for d in 0..K {
+        let (h, l) = nm.split(hs[d], ls[d]);
+        let y = _mm512_mul_pd(_mm512_cvtepi64_pd(h), nm.inv);
+        let qd = _mm512_cvt_roundpd_epi64::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(y);
+        let l = if nm.rl0 {
+            l
+        } else {
+            _mm512_sub_epi64(l, _mm512_mullo_epi64(qd, nm.rl))
+        };
+        let (h, l) = nm.split(_mm512_sub_epi64(h, _mm512_mullo_epi64(qd, nm.rh)), l);
+        (hs[d], ls[d], q[d]) = nm.fix(h, l, qd);
+    }
+    let carry = |d: usize| {
+        if d == 0 {
+            _mm512_sub_epi64(zero, q[K - 1])
+        } else {
+            q[d - 1]
+        }
+    };
+    let r = _mm512_set1_epi64(f.r as i64);
+    let mut out = [zero; K];
+    let mut bad: u8 = 0;
+    for d in 0..K {
+        let (c, sd) = (
+            carry(d),
+            _mm512_or_si512(_mm512_slli_epi64::<32>(hs[d]), ls[d]),
+        );
+        let v = _mm512_add_epi64(sd, c);
+        let pos = _mm512_cmpge_epi64_mask(c, zero);
+        let ok = (pos & _mm512_cmpge_epu64_mask(v, sd) & _mm512_cmplt_epu64_mask(v, r))
+            | (!pos & _mm512_cmple_epu64_mask(v, sd));
+        bad |= !ok;
+        out[d] = v;
+    }
+    let mut c = zero;
+    if bad != 0 {
+        // Rare: the serial pass, carries in {−1, 0, 1}.
+        for d in 0..K {
+            let l = _mm512_add_epi64(ls[d], _mm512_add_epi64(carry(d), c));
+            let (h, l) = nm.split(hs[d], l);
+            let (h, l, qq) = nm.fix(h, l, zero);
+            out[d] = _mm512_or_si512(_mm512_slli_epi64::<32>(h), l);
+            c = qq;
+        }
+    }
+    for blk in (0..K).step_by(8) {
+        let mut v: [__m512i; 8] = std::array::from_fn(|j| out[blk + j]);
+        transpose8(&mut v);
+        for (l, &d) in v.iter().enumerate() {
+            // SAFETY: K writable words at p[l] (caller).
+            unsafe { _mm512_storeu_si512(p[l].add(blk).cast(), d) };
+        }
+    }
+    // Lanes still carrying out: value + c·r^k ≡ value − c.
+    if _mm512_cmpneq_epi64_mask(c, zero) != 0 {
+        let mut cs = [0i64; 8];
+        // SAFETY: eight writable words.
+        unsafe { _mm512_storeu_si512(cs.as_mut_ptr().cast(), c) };
+        for (l, &cl) in cs.iter().enumerate() {
+            if cl != 0 {
+                // SAFETY: K writable words at p[l], disjoint from the other lanes (caller).
+                f.sub_carry(
+                    unsafe { std::slice::from_raw_parts_mut(p[l], K) },
+                    cl as i128,
+                );
+            }
+        }
+    }
+}
+
+impl Norm {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn new(r: u64) -> Self {
+        Norm {
+            rh: _mm512_set1_epi64((r >> 32) as i64),
+            rl: _mm512_set1_epi64((r & 0xFFFF_FFFF) as i64),
+            inv: _mm512_set1_pd(2f64.powi(32) / r as f64),
+            mask: _mm512_set1_epi64(0xFFFF_FFFF),
+            rl0: r & 0xFFFF_FFFF == 0,
+        }
+    }
+}
+
+/// Whether the AVX-512 IFMA element products run for this field on this CPU: [`available`] and
+/// r ≥ 2^60 (the bounds of [`lazy_mul`]).
+pub(super) fn mul_available(f: &Gfpf) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        available(f) && f.r >= 1 << 60
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = f;
+        false
+    }
+}
+
+/// Constants of [`lazy_mul`]: 52-bit pieces of r = r1·2^52 + r0 and of σ = 2^104 mod r
+/// (σ1·2^52 + σ0), ρ = ⌊2^104/r⌋ < 2^44, 1/r, 2^52.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct MulC {
+    m52: __m512i,
+    r0: __m512i,
+    r1: __m512i,
+    s0: __m512i,
+    s1: __m512i,
+    rho: __m512i,
+    inv: __m512d,
+    two52: __m512d,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl MulC {
+    #[target_feature(enable = "avx512f")]
+    fn new(r: u64) -> Self {
+        let m = (1u64 << 52) - 1;
+        let (rho, sigma) = ((1u128 << 104) / r as u128, (1u128 << 104) % r as u128);
+        let s = |v: u64| _mm512_set1_epi64(v as i64);
+        MulC {
+            m52: s(m),
+            r0: s(r & m),
+            r1: s(r >> 52),
+            s0: s(sigma as u64 & m),
+            s1: s((sigma >> 52) as u64),
+            rho: s(rho as u64),
+            inv: _mm512_set1_pd(1.0 / r as f64),
+            two52: _mm512_set1_pd(2f64.powi(52)),
+        }
+    }
+
+    /// For v = a0 + a1·2^52 + a2·2^104 (a_i < 2^60 unsigned): the lazy pairs of ρ' and q with
+    /// v = q·r + ρ', ρ' ∈ [−r, 2r) and q < 2^72 (q goes one digit up).
+    ///
+    /// a2·2^104 = a2·ρ·r + a2·σ; v' = a0 + a1·2^52 + a2·σ < 2^106 after a carry normalisation;
+    /// q' = ⌊v'/r⌋ ± 1 from f64 (v' < 2^106 in two exact halves, quotient < 2^46: error ≪ 1);
+    /// ρ' = v' − q'·r in 52-bit limbs, its H = ρ' >> 32 computed mod 2^64 (exact as |ρ'| < 2^65);
+    /// q = q' + a2·ρ.
+    #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
+    #[inline]
+    fn reduce(self, a: [__m512i; 3]) -> [__m512i; 4] {
+        let z = _mm512_setzero_si512();
+        let m32 = _mm512_set1_epi64(0xFFFF_FFFF);
+        let a1 = _mm512_add_epi64(a[1], _mm512_srli_epi64::<52>(a[0]));
+        let a0 = _mm512_and_si512(a[0], self.m52);
+        let a2 = _mm512_add_epi64(a[2], _mm512_srli_epi64::<52>(a1));
+        let a1 = _mm512_and_si512(a1, self.m52);
+        let v0 = _mm512_madd52lo_epu64(a0, a2, self.s0);
+        let v1 = _mm512_madd52lo_epu64(_mm512_madd52hi_epu64(a1, a2, self.s0), a2, self.s1);
+        let vf = _mm512_fmadd_pd(_mm512_cvtepu64_pd(v1), self.two52, _mm512_cvtepu64_pd(v0));
+        let q = _mm512_cvt_roundpd_epu64::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(
+            _mm512_mul_pd(vf, self.inv),
+        );
+        let t0 = _mm512_madd52lo_epu64(z, q, self.r0);
+        let t1 = _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, q, self.r1), q, self.r0);
+        let e0 = _mm512_sub_epi64(v0, t0);
+        let e1 = _mm512_sub_epi64(v1, t1);
+        let qa = _mm512_madd52lo_epu64(q, a2, self.rho);
+        let qb = _mm512_madd52hi_epu64(z, a2, self.rho);
+        [
+            _mm512_add_epi64(_mm512_srai_epi64::<32>(e0), _mm512_slli_epi64::<20>(e1)),
+            _mm512_and_si512(e0, m32),
+            _mm512_add_epi64(_mm512_srli_epi64::<32>(qa), _mm512_slli_epi64::<20>(qb)),
+            _mm512_and_si512(qa, m32),
+        ]
+    }
+}
+
+/// The lazy pairs (h, l) (|h| < 2^44, 0 ≤ l < 2^36) of x·y for digit-major x, y (digits ≤ r,
+/// r ≥ 2^60): the negacyclic sums u_j = P_j − N_j, P_j = Σ_{i≤j} x_i y_{j−i},
+/// N_j = Σ_{i>j} x_i y_{k+j−i}, each in three 52-bit-weight IFMA accumulators (digits split as
+/// a·2^52 + b, a < 2^12: seven 52 × 52-bit products per pair, sums < 3k·2^52 < 2^59), then P_j
+/// and N_j each reduced to ρ' + q·r ([`MulC::reduce`]): digit j gets ±ρ', digit j + 1 gets ±q
+/// (digit k wraps to −digit 0).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
+#[inline]
+fn lazy_mul<const K: usize>(
+    mc: MulC,
+    x: &[__m512i],
+    y: &[__m512i],
+    h: &mut [__m512i],
+    l: &mut [__m512i],
+) {
+    let z = _mm512_setzero_si512();
+    let (mut xa, mut xb, mut ya, mut yb) = ([z; K], [z; K], [z; K], [z; K]);
+    for d in 0..K {
+        xa[d] = _mm512_srli_epi64::<52>(x[d]);
+        xb[d] = _mm512_and_si512(x[d], mc.m52);
+        ya[d] = _mm512_srli_epi64::<52>(y[d]);
+        yb[d] = _mm512_and_si512(y[d], mc.m52);
+    }
+    h[..K].fill(z);
+    l[..K].fill(z);
+    for j in 0..K {
+        // Seven independent accumulator chains per sign (the IFMA latency is hidden), summed
+        // into the three weights afterwards.
+        let (mut p, mut n) = ([z; 7], [z; 7]);
+        // The two signs in separate loops, so that the accumulators stay in registers.
+        macro_rules! pair {
+            ($acc:ident, $i:expr, $t:expr) => {
+                let (i, t) = ($i, $t);
+                $acc[0] = _mm512_madd52lo_epu64($acc[0], xb[i], yb[t]);
+                $acc[1] = _mm512_madd52hi_epu64($acc[1], xb[i], yb[t]);
+                $acc[2] = _mm512_madd52lo_epu64($acc[2], xa[i], yb[t]);
+                $acc[3] = _mm512_madd52lo_epu64($acc[3], xb[i], ya[t]);
+                $acc[4] = _mm512_madd52hi_epu64($acc[4], xa[i], yb[t]);
+                $acc[5] = _mm512_madd52hi_epu64($acc[5], xb[i], ya[t]);
+                $acc[6] = _mm512_madd52lo_epu64($acc[6], xa[i], ya[t]);
+            };
+        }
+        for i in 0..=j {
+            pair!(p, i, j - i);
+        }
+        for i in j + 1..K {
+            pair!(n, i, K + j - i);
+        }
+        let sum = |a: [__m512i; 7]| {
+            [
+                a[0],
+                _mm512_add_epi64(_mm512_add_epi64(a[1], a[2]), a[3]),
+                _mm512_add_epi64(_mm512_add_epi64(a[4], a[5]), a[6]),
+            ]
+        };
+        let [ph, pl, pqh, pql] = mc.reduce(sum(p));
+        let [nh, nl, nqh, nql] = mc.reduce(sum(n));
+        h[j] = _mm512_add_epi64(h[j], _mm512_sub_epi64(ph, nh));
+        l[j] = _mm512_add_epi64(l[j], _mm512_sub_epi64(pl, nl));
+        let (qh, ql) = (_mm512_sub_epi64(pqh, nqh), _mm512_sub_epi64(pql, nql));
+        if j + 1 < K {
+            h[j + 1] = _mm512_add_epi64(h[j + 1], qh);
+            l[j + 1] = _mm512_add_epi64(l[j + 1], ql);
+        } else {
+            h[0] = _mm512_sub_epi64(h[0], qh);
+            l[0] = _mm512_sub_epi64(l[0], ql);
+        }
+    }
+    // l may be negative now; move it into [0, 2^32) (the normaliser's split does the same).
+    let m32 = _mm512_set1_epi64(0xFFFF_FFFF);
+    for d in 0..K {
+        h[d] = _mm512_add_epi64(h[d], _mm512_srai_epi64::<32>(l[d]));
+        l[d] = _mm512_and_si512(l[d], m32);
+    }
+}
+
+/// z_i ← z_i·y_i for eight consecutive elements z (8·k words) and one element per pointer y,
+/// through [`lazy_mul`] and [`finish`]. Requires [`mul_available`]`(f)`.
+///
+/// # Safety
+/// Each y[lane] holds k readable words.
+pub(super) unsafe fn mul8(f: &Gfpf, z: &mut [u64], y: &[*const u64; 8]) {
+    assert!(mul_available(f) && z.len() == 8 * f.k);
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: IFMA etc. detected (mul_available); the sizes (asserted, caller).
+    unsafe {
+        match f.k {
+            8 => mul8_k::<8>(f, z, y),
+            16 => mul8_k::<16>(f, z, y),
+            _ => mul8_k::<32>(f, z, y),
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
+unsafe fn mul8_k<const K: usize>(f: &Gfpf, z: &mut [u64], y: &[*const u64; 8]) {
+    let zero = _mm512_setzero_si512();
+    let (mut xd, mut yd, mut h, mut l) = ([zero; K], [zero; K], [zero; K], [zero; K]);
+    let xp: [*const u64; 8] = std::array::from_fn(|i| z[i * K..].as_ptr());
+    // SAFETY: sizes (caller).
+    unsafe {
+        load8::<K>(&xp, &mut xd);
+        load8::<K>(y, &mut yd);
+    }
+    lazy_mul::<K>(MulC::new(f.r), &xd, &yd, &mut h, &mut l);
+    let zp: [*mut u64; 8] = std::array::from_fn(|i| z[i * K..].as_mut_ptr());
+    // SAFETY: eight disjoint runs of K words in z.
+    unsafe { finish::<K>(f, Norm::new(f.r), &mut h, &mut l, &zp) };
+}
+
+/// Twiddles of a batch of rows for [`base8`]: `w(lane, e)` points to the k words that element e
+/// of row `lane` is multiplied by before the DFT.
+pub(super) type Tw<'a> = &'a (dyn Fn(usize, usize) -> *const u64 + Sync);
+
+/// [`base8`] for k = K.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
+unsafe fn base8_k<const K: usize>(f: &Gfpf, x: &mut [u64], m: usize, em: usize, tw: Option<Tw>) {
+    BUF.with_borrow_mut(|buf| {
+        let w = 2 * K;
+        if buf.len() < m * w {
+            buf.resize(m * w, _mm512_setzero_si512());
+        }
+        let buf = &mut buf[..m * w];
+        let lg = m.trailing_zeros();
+        let zero = _mm512_setzero_si512();
+        let mc = MulC::new(f.r);
+        let (mut xd, mut yd) = ([zero; K], [zero; K]);
+        // Load in bit-reversed order, transposed to digit-major, as lazy pairs (H, L), times
+        // the twiddles if any.
+        for e in 0..m {
+            let pe = if lg == 0 {
+                0
+            } else {
+                e.reverse_bits() >> (usize::BITS - lg)
+            };
+            let xp: [*const u64; 8] = std::array::from_fn(|l| x[(l * m + e) * K..].as_ptr());
+            // SAFETY: row l's element e lies in x (x.len() = 8·m·K).
+            unsafe { load8::<K>(&xp, &mut xd) };
+            let (hs, ls) = buf[pe * w..(pe + 1) * w].split_at_mut(K);
+            match tw {
+                Some(tw) if e > 0 => {
+                    let yp: [*const u64; 8] = std::array::from_fn(|l| tw(l, e));
+                    // SAFETY: each twiddle pointer holds K words (Tw).
+                    unsafe { load8::<K>(&yp, &mut yd) };
+                    lazy_mul::<K>(mc, &xd, &yd, hs, ls);
+                }
+                _ => split_digits::<K>(&xd, hs, ls),
+            }
+        }
+        // Radix-2 levels, lazily (see the module doc).
+        let k2 = 2 * K;
+        let mut len = 2;
+        let (mut tbh, mut tbl) = ([zero; K], [zero; K]);
+        while len <= m {
+            let (half, step) = (len / 2, em * (m / len) % k2);
+            for blk in (0..m).step_by(len) {
+                for j in 0..half {
+                    let sh = (step * j) & (k2 - 1);
+                    let (neg, s) = (sh >= K, sh % K);
+                    let (pa, pb) = ((blk + j) * w, (blk + j + half) * w);
+                    tbh.copy_from_slice(&buf[pb..pb + K]);
+                    tbl.copy_from_slice(&buf[pb + K..pb + w]);
+                    // Digit d of b·r^s: ±b_{d−s} (d ≥ s), ∓b_{K−s+d} (d < s), + unless neg.
+                    for (d0, d1, src, minus) in [(0, s, K - s, !neg), (s, K, 0, neg)] {
+                        for d in d0..d1 {
+                            for (part, tb) in [(0, &tbh), (K, &tbl)] {
+                                let a = buf[pa + part + d];
+                                let t = tb[src + d - d0];
+                                let (u, v) = if minus {
+                                    (_mm512_sub_epi64(a, t), _mm512_add_epi64(a, t))
+                                } else {
+                                    (_mm512_add_epi64(a, t), _mm512_sub_epi64(a, t))
+                                };
+                                buf[pa + part + d] = u;
+                                buf[pb + part + d] = v;
+                            }
+                        }
+                    }
+                }
+            }
+            len *= 2;
+        }
+        // Normalise and store.
+        let nm = Norm::new(f.r);
+        for e in 0..m {
+            let (hs, ls) = buf[e * w..(e + 1) * w].split_at_mut(K);
+            let xp: [*mut u64; 8] = std::array::from_fn(|l| x[(l * m + e) * K..].as_mut_ptr());
+            // SAFETY: eight disjoint elements of x.
+            unsafe { finish::<K>(f, nm, hs, ls, &xp) };
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::elements;
+    use super::super::Gfpf;
+    use crate::zpoly::testing::Rng;
+
+    /// X_i = Σ_j x_j r^(em·i·j) by shifts and additions (the definition, no butterflies).
+    fn naive_shift_dft(f: &Gfpf, x: &[u64], m: usize, em: usize) -> Vec<u64> {
+        let k = f.k();
+        let mut out = vec![0u64; m * k];
+        let mut t = vec![0u64; k];
+        for i in 0..m {
+            let z = &mut out[i * k..(i + 1) * k];
+            for j in 0..m {
+                f.mul_pow_r(&mut t, &x[j * k..(j + 1) * k], em * i * j % (2 * k));
+                f.add_assign(z, &t);
+            }
+        }
+        out
+    }
+
+    /// mul_n (eight elements per IFMA batch, scalar tails) against GMP on every pair of edge
+    /// elements (0, ±1, p − 2, r, r^(k−1), the special −1, all digits r − 1, …) and random ones,
+    /// for P3, P4, k = 32 (the AVX-512 path) and fields where only the scalar path runs; products
+    /// landing on −1 and 0 (the sub_carry finish and the sign crossings) are among them.
+    #[test]
+    fn mul_n_matches_gmp() {
+        use super::super::testing::{digits, fields, p_mpz, value};
+        use crate::zpoly::testing::Mpz;
+        use gmp_mpfr_sys::gmp;
+        let mut rng = Rng(0x1F3A);
+        let mut fs = fields();
+        fs.push(Gfpf::builtin(32).unwrap());
+        for f in fs {
+            let k = f.k();
+            let els = elements(&f, &mut rng, 6);
+            let mut m1 = vec![0u64; k];
+            f.set_minus_one(&mut m1);
+            let (mut x, mut y) = (vec![], vec![]);
+            for a in &els {
+                for b in &els {
+                    x.extend_from_slice(a);
+                    y.extend_from_slice(b);
+                }
+            }
+            // −1 = (−1)·1, 1 = (−1)(−1), and a tail that is not a multiple of 8.
+            for (a, b) in [(&m1, &f.from_u64(1)), (&m1, &m1), (&els[4], &els[4])] {
+                x.extend_from_slice(a);
+                y.extend_from_slice(b);
+            }
+            let mut z = vec![0u64; x.len()];
+            f.mul_n(&mut z, &x, &y);
+            let p = p_mpz(&f);
+            for ((ze, xe), ye) in z.chunks(k).zip(x.chunks(k)).zip(y.chunks(k)) {
+                let mut want = Mpz::new();
+                // SAFETY: initialised.
+                unsafe {
+                    gmp::mpz_mul(&mut want.0, &value(&f, xe).0, &value(&f, ye).0);
+                    gmp::mpz_mod(&mut want.0, &want.0, &p.0);
+                }
+                assert_eq!(
+                    ze,
+                    &digits(&f, &want)[..],
+                    "r = {} k = {k}: {xe:?} {ye:?}",
+                    f.radix()
+                );
+            }
+            if k == 8 || k == 16 {
+                assert_eq!(super::mul_available(&f), super::available(&f));
+            }
+        }
+    }
+
+    /// The batched base DFTs against the definition for every size m ≤ 2k and several primitive
+    /// roots r^em, on rows of edge elements (0, ±1, p − 2, r, r^(k−1), …), random elements, and the
+    /// rows whose outputs are all −1 (the impulse −1: every lane goes through the scalar
+    /// `sub_carry` finish) or all 0 and r − 1 digits.
+    #[test]
+    fn base8_matches_definition() {
+        let mut rng = Rng(0x51D);
+        for k in [8usize, 16, 32] {
+            let f = Gfpf::builtin(k).unwrap();
+            if !super::available(&f) {
+                eprintln!("no AVX-512F/DQ: base8 not tested for k = {k}");
+                continue;
+            }
+            let els = elements(&f, &mut rng, 4);
+            let mut m1 = vec![0u64; k];
+            f.set_minus_one(&mut m1);
+            let mut m = 2;
+            while m <= 2 * k {
+                for u in [1usize, 3, 2 * k / m - 1 + (2 * k / m) % 2] {
+                    let em = (2 * k / m) * u % (2 * k);
+                    for trial in 0..6 {
+                        let mut x = vec![0u64; 8 * m * k];
+                        for (l, row) in x.chunks_exact_mut(m * k).enumerate() {
+                            for (j, e) in row.chunks_exact_mut(k).enumerate() {
+                                let src = match (trial + l) % 6 {
+                                    0 if j == 0 => &m1, // impulse −1
+                                    0 => &els[0],       // zeros
+                                    1 => &m1,           // all −1
+                                    2 => &els[4],       // all digits r − 1
+                                    _ => &els[(j * 7 + l * 3 + trial) % els.len()],
+                                };
+                                e.copy_from_slice(src);
+                            }
+                        }
+                        let want: Vec<u64> = x
+                            .chunks_exact(m * k)
+                            .flat_map(|row| naive_shift_dft(&f, row, m, em))
+                            .collect();
+                        super::base8(&f, &mut x, m, em, None);
+                        assert!(f.check_vec(&x, "x").is_ok(), "k = {k} m = {m} em = {em}");
+                        assert_eq!(x, want, "k = {k} m = {m} em = {em} trial {trial}");
+                    }
+                }
+                m *= 2;
+            }
+        }
+    }
+}
