@@ -53,6 +53,8 @@ const PAR_MIN: usize = 1 << 14;
 /// strip's rows are ≥ 4 KiB apart, so one strip at a time visits a page per 64 bytes; measured on
 /// a Zen 4 core: 1.2–1.6× faster at 2^19..2^22, equal at 2^18, slightly slower below).
 const WIDE_MIN: usize = 1 << 18;
+/// Rows ahead that the wide gather of pass 1 prefetches.
+const PREFETCH: usize = 8;
 /// Strips per row visit from [`WIDE_MIN`] on (a power of two).
 const WIDE: usize = 4;
 /// Lines per block from which the line DFT runs its remaining stages block by block (16 KiB, L1).
@@ -214,15 +216,17 @@ const REV3: [usize; 8] = [0, 4, 2, 6, 1, 5, 3, 7];
 
 /// The butterfly (x, y) ← (x + W·y, x − W·y) with W = (w, Shoup constant) splatted. Lazy (p < 2^62):
 /// inputs and outputs in [0, 4p) (Harvey); otherwise canonical throughout.
+/// With `ONE` the twiddle is W = 1 (block 0 of every stage, stage twiddle u^rev(0)) and no
+/// product is formed: the lazy y is only folded into [0, 2p), as the product would have left it.
 #[inline(always)]
-fn bfly<L: Lanes, const LAZY: bool>(l: L, x: &mut L::V, y: &mut L::V, w: (L::V, L::V)) {
+fn bfly<L: Lanes, const LAZY: bool, const ONE: bool>(l: L, x: &mut L::V, y: &mut L::V, w: (L::V, L::V)) {
     if LAZY {
         let a = l.fold(*x, l.p2());
-        let t = l.mul_shoup(*y, w.0, w.1);
+        let t = if ONE { l.fold(*y, l.p2()) } else { l.mul_shoup(*y, w.0, w.1) };
         *x = l.add(a, t);
         *y = l.sub_plus(a, t, l.p2());
     } else {
-        let t = l.fold(l.mul_shoup(*y, w.0, w.1), l.p());
+        let t = if ONE { *y } else { l.fold(l.mul_shoup(*y, w.0, w.1), l.p()) };
         let a = *x;
         *x = l.fold(l.add(a, t), l.p());
         *y = l.fold(l.sub_plus(a, t, l.p()), l.p());
@@ -259,33 +263,62 @@ fn stages<L: Lanes, const LAZY: bool, const R: usize>(
             w3 = [splat(tw[4 * g]), splat(tw[4 * g + 1]), splat(tw[4 * g + 2]), splat(tw[4 * g + 3])];
         }
         let base = lo + b * 2 * t;
-        for j in 0..q {
-            let mut v = [w1.0; 8];
-            for (k, x) in v[..1 << R].iter_mut().enumerate() {
-                *x = load(base + j + k * q);
-            }
-            let h = 1 << (R - 1);
-            for k in 0..h {
-                let (lo, hi) = v.split_at_mut(h);
-                bfly::<L, LAZY>(l, &mut lo[k], &mut hi[k], w1);
-            }
-            if R >= 2 {
-                for (s, w) in w2.into_iter().enumerate() {
-                    let (lo, hi) = v[s * h..s * h + h].split_at_mut(h / 2);
-                    for k in 0..h / 2 {
-                        bfly::<L, LAZY>(l, &mut lo[k], &mut hi[k], w);
+        // Block 0: W = 1 for its first stage and for the first sub-block of the later ones.
+        if g == 0 {
+            block::<L, LAZY, R, true>(l, base, q, w1, w2, w3, &load, &store);
+        } else {
+            block::<L, LAZY, R, false>(l, base, q, w1, w2, w3, &load, &store);
+        }
+    }
+}
+
+/// The R stages of one block of [`stages`] (lines base + j + k·q); `ZERO`: it is block 0.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn block<L: Lanes, const LAZY: bool, const R: usize, const ZERO: bool>(
+    l: L,
+    base: usize,
+    q: usize,
+    w1: (L::V, L::V),
+    w2: [(L::V, L::V); 2],
+    w3: [(L::V, L::V); 4],
+    load: &impl Fn(usize) -> L::V,
+    store: &impl Fn(usize, L::V),
+) {
+    for j in 0..q {
+        let mut v = [w1.0; 8];
+        for (k, x) in v[..1 << R].iter_mut().enumerate() {
+            *x = load(base + j + k * q);
+        }
+        let h = 1 << (R - 1);
+        for k in 0..h {
+            let (lo, hi) = v.split_at_mut(h);
+            bfly::<L, LAZY, ZERO>(l, &mut lo[k], &mut hi[k], w1);
+        }
+        if R >= 2 {
+            for (s, w) in w2.into_iter().enumerate() {
+                let (lo, hi) = v[s * h..s * h + h].split_at_mut(h / 2);
+                for k in 0..h / 2 {
+                    if ZERO && s == 0 {
+                        bfly::<L, LAZY, true>(l, &mut lo[k], &mut hi[k], w);
+                    } else {
+                        bfly::<L, LAZY, false>(l, &mut lo[k], &mut hi[k], w);
                     }
                 }
             }
-            if R >= 3 {
-                for (s, w) in w3.into_iter().enumerate() {
-                    let (lo, hi) = v[2 * s..2 * s + 2].split_at_mut(1);
-                    bfly::<L, LAZY>(l, &mut lo[0], &mut hi[0], w);
+        }
+        if R >= 3 {
+            for (s, w) in w3.into_iter().enumerate() {
+                let (lo, hi) = v[2 * s..2 * s + 2].split_at_mut(1);
+                if ZERO && s == 0 {
+                    bfly::<L, LAZY, true>(l, &mut lo[0], &mut hi[0], w);
+                } else {
+                    bfly::<L, LAZY, false>(l, &mut lo[0], &mut hi[0], w);
                 }
             }
-            for (k, &x) in v[..1 << R].iter().enumerate() {
-                store(base + j + k * q, x);
-            }
+        }
+        for (k, &x) in v[..1 << R].iter().enumerate() {
+            store(base + j + k * q, x);
         }
     }
 }
@@ -375,6 +408,11 @@ unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *con
     } else {
         for j1 in 0..n1 {
             let src = unsafe { x.add(j1 * n2 + 8 * s0) };
+            if j1 + PREFETCH < n1 {
+                for c in 0..wide {
+                    l.prefetch(src.wrapping_add(PREFETCH * n2 + 8 * c));
+                }
+            }
             for c in 0..wide {
                 bstore(c)(j1, unsafe { l.load(src.add(8 * c)) });
             }
