@@ -27,8 +27,9 @@
 //! time in AVX-512 (IFMA 52-bit products for p < 2^50, 64-bit products built from 32-bit ones
 //! otherwise; for p ≥ 2^62, where 4p overflows, every butterfly reduces fully) or portable code
 //! (`lanes`). For a cyclic DFT of size m at root u the block-k twiddle of every stage is
-//! u^rev(k) (rev on log2(m/2) bits), so one half-size table serves all stages. Work: the n/2·log2 n
-//! butterflies of one transform, n twiddle products, and two passes over memory; the inverse is
+//! u^rev(k) (rev on log2(m/2) bits), so one half-size table serves all stages. The butterflies of
+//! block 0 (twiddle u^0 = 1, m − 1 of a size-m DFT's) form no product. Work: under n/2·log2 n
+//! butterfly products, 2n twiddle products (two per line), and two passes over memory; the inverse is
 //! the same transform at w^(−1) with n^(−1) folded into its twiddles. Below n = 64 a direct O(n²)
 //! sum is used.
 mod lanes;
