@@ -803,9 +803,9 @@ mod tests {
 
     #[test]
     fn every_power_of_two_round_trips() {
-        // n = 1 .. 2^k for a p < 2^50, a p in [2^62, 2^63) (the non-lazy path) and p = 7681 (2^9 | p − 1
+        // n = 1 .. 2^k for a p < 2^50, a p in [2^62, 2^63) (the non-lazy path; 2^17 has n2 > LEAF) and p = 7681 (2^9 | p − 1
         // exactly), with every lane arithmetic; the forward result spot-checked against the definition.
-        for (p, kmax) in [(fourier_primes(50, 20, 1)[0], 17u32), (fourier_primes(63, 20, 1)[0], 16), (7681, 9)] {
+        for (p, kmax) in [(fourier_primes(50, 20, 1)[0], 17u32), (fourier_primes(63, 20, 1)[0], 17), (7681, 9)] {
             for lg in 0..=kmax {
                 let n = 1usize << lg;
                 let w = primitive_root_of_unity(n as u64, p).unwrap();
