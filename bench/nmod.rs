@@ -5,7 +5,8 @@
 //!     50-bit and a 62-bit Fourier prime, n = 2^16 .. 2^22;
 //! (2) `nmod::poly_mul::poly_mul` at lengths 2^16, 2^20, 2^22 for p = 2^63 − 25 (3-prime CRT path)
 //!     and a 50-bit Fourier prime (one NTT product). FLINT's nmod_poly_mul: bench/nmod_flint.c.
-//! Process CPU time (see `cpu_now`), best of ≥ 10 runs and ≥ 1 s, default 1 thread.
+//! Process CPU time (see `cpu_now`), default 1 thread: the NTT table takes medians of interleaved
+//! runs (see `interleaved`), the product table the best of ≥ 10 runs and ≥ 1 s.
 use gpmp::nmod::{ntt, plan, poly_mul, prime};
 
 /// Process CPU time in seconds: on the shared, loaded box this counts only our own work (the pool
@@ -56,37 +57,72 @@ fn main() {
     }
 }
 
+/// Medians (seconds) of the runs of each of fs, interleaved round by round (one run of each per
+/// round, ≥ 11 rounds and ≥ 1 s in all), so that a change of the machine's load hits every column
+/// alike.
+fn interleaved<const K: usize>(fs: &mut [&mut dyn FnMut(); K]) -> [f64; K] {
+    let mut t: [Vec<f64>; K] = std::array::from_fn(|_| Vec::new());
+    let mut total = 0.0;
+    while t[0].len() < 11 || total < 1.0 {
+        for (f, ti) in fs.iter_mut().zip(t.iter_mut()) {
+            let s = cpu_now();
+            f();
+            let dt = cpu_now() - s;
+            ti.push(dt);
+            total += dt;
+        }
+    }
+    t.map(|mut v| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    })
+}
+
+/// `NMOD_LG=a..b` (default 16..22) and `NMOD_P=50|62` (default both) restrict the table.
 fn ntt_table(p50: u64, p62: u64, threads: usize) {
+    let (lo, hi) = std::env::var("NMOD_LG")
+        .ok()
+        .and_then(|v| v.split_once("..").and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))))
+        .unwrap_or((16u32, 22u32));
+    let only_p: Option<u32> = std::env::var("NMOD_P").ok().and_then(|v| v.parse().ok());
     println!("## gpmp nmod NTT vs tfhe-ntt ({threads} thread(s))\n");
     println!("p50 = {p50} (2-adicity {}), p62 = {p62} (2-adicity {})\n", (p50 - 1).trailing_zeros(), (p62 - 1).trailing_zeros());
+    println!("Medians of interleaved runs (tfhe-ntt, gpmp ntt, gpmp intt, copy), process CPU time, copy subtracted.\n");
     println!("| n | p | tfhe-ntt fwd (us) | gpmp ntt (us) | ratio | gpmp intt (us) |");
     println!("|---|---|---|---|---|---|");
     for p in [p50, p62] {
-        for lg in 16..=22 {
+        if only_p.is_some_and(|b| b != 64 - p.leading_zeros()) {
+            continue;
+        }
+        for lg in lo..=hi {
             let n = 1usize << lg;
             let w = prime::primitive_root_of_unity(n as u64, p).unwrap();
             let x = rand_vec(n, p, 12345 + lg as u64);
             let pl = plan::plan(n, p).unwrap();
             let mut b = x.clone();
-            let t_tfhe = best(|| {
-                b.copy_from_slice(&x);
-                pl.fwd(&mut b)
+            let b = std::sync::Mutex::new(&mut b);
+            gpmp::runtime::install(|| {
+                let [t_tfhe, t_ours, t_inv, t_copy] = interleaved(&mut [
+                    &mut || {
+                        let mut b = b.lock().unwrap();
+                        b.copy_from_slice(&x);
+                        pl.fwd(&mut b)
+                    },
+                    &mut || {
+                        let mut b = b.lock().unwrap();
+                        b.copy_from_slice(&x);
+                        ntt::ntt(&mut b, w, p).unwrap()
+                    },
+                    &mut || {
+                        let mut b = b.lock().unwrap();
+                        b.copy_from_slice(&x);
+                        ntt::intt(&mut b, w, p).unwrap()
+                    },
+                    &mut || b.lock().unwrap().copy_from_slice(&x),
+                ]);
+                let (a, o, i) = ((t_tfhe - t_copy) * 1e6, (t_ours - t_copy) * 1e6, (t_inv - t_copy) * 1e6);
+                println!("| 2^{lg} | {}-bit | {a:.0} | {o:.0} | {:.2} | {i:.0} |", 64 - p.leading_zeros(), o / a);
             });
-            let t_copy = best(|| b.copy_from_slice(&x));
-            let t_ours = gpmp::runtime::install(|| {
-                best(|| {
-                    b.copy_from_slice(&x);
-                    ntt::ntt(&mut b, w, p).unwrap()
-                })
-            });
-            let t_inv = gpmp::runtime::install(|| {
-                best(|| {
-                    b.copy_from_slice(&x);
-                    ntt::intt(&mut b, w, p).unwrap()
-                })
-            });
-            let (a, o, i) = ((t_tfhe - t_copy) * 1e6, (t_ours - t_copy) * 1e6, (t_inv - t_copy) * 1e6);
-            println!("| 2^{lg} | {}-bit | {a:.0} | {o:.0} | {:.2} | {i:.0} |", 64 - p.leading_zeros(), o / a);
         }
     }
 }

@@ -18,14 +18,18 @@
 //! - Pass 2 (tmp → x), per strip g (columns i1 = 8g..8g+8): read its n2 consecutive lines, run
 //!   the size-n2 DFT, and let its last group write slot k to x\[rev(k)·n1 + 8g ..+8\], which is
 //!   natural order.
+//! - From [`WIDE_MIN`] on both passes take [`WIDE`] adjacent strips at a time: each row of x is
+//!   read (pass 1) or written (pass 2) once for all of them, 8·WIDE contiguous words, through the
+//!   strips' L2-resident buffers.
 //!
 //! The line DFT is radix-2 Cooley–Tukey with bit-reversed output and Harvey's lazy butterflies
 //! (Harvey 2014: residues in [0, 4p), Shoup products with precomputed quotients), eight lanes at a
 //! time in AVX-512 (IFMA 52-bit products for p < 2^50, 64-bit products built from 32-bit ones
 //! otherwise; for p ≥ 2^62, where 4p overflows, every butterfly reduces fully) or portable code
 //! (`lanes`). For a cyclic DFT of size m at root u the block-k twiddle of every stage is
-//! u^rev(k) (rev on log2(m/2) bits), so one half-size table serves all stages. Work: the n/2·log2 n
-//! butterflies of one transform, n twiddle products, and two passes over memory; the inverse is
+//! u^rev(k) (rev on log2(m/2) bits), so one half-size table serves all stages. The butterflies of
+//! block 0 (twiddle u^0 = 1, m − 1 of a size-m DFT's) form no product. Work: under n/2·log2 n
+//! butterfly products, 2n twiddle products (two per line), and two passes over memory; the inverse is
 //! the same transform at w^(−1) with n^(−1) folded into its twiddles. Below n = 64 a direct O(n²)
 //! sum is used.
 mod lanes;
@@ -46,6 +50,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 const FOUR_STEP_MIN: usize = 64;
 /// Below this size everything runs on the calling thread.
 const PAR_MIN: usize = 1 << 14;
+/// Sizes from which each row visit of a pass serves [`WIDE`] strips of 8 columns (from 2^18 on a
+/// strip's rows are ≥ 4 KiB apart, so one strip at a time visits a page per 64 bytes; measured on
+/// a Zen 4 core: 1.2–1.6× faster at 2^19..2^22, equal at 2^18, slightly slower below).
+const WIDE_MIN: usize = 1 << 18;
+/// Rows ahead that the wide gather of pass 1 prefetches.
+const PREFETCH: usize = 8;
+/// Strips per row visit from [`WIDE_MIN`] on (a power of two).
+const WIDE: usize = 4;
 /// Lines per block from which the line DFT runs its remaining stages block by block (16 KiB, L1).
 const LEAF: usize = 256;
 
@@ -183,6 +195,8 @@ struct FourStep {
     p: u64,
     w: u64,
     arith: Arith,
+    /// Strips per row visit in both passes (see [`pass1`]): [`WIDE`] from [`WIDE_MIN`] on, else 1.
+    wide: usize,
     /// rev(g) on log2(n1/8) bits, g < n1/8: where pass 1 finds the i1-groups of 8.
     rev1: Vec<u32>,
     /// rev(k) on log2 n2 bits, k < n2: where pass 2 writes slot k.
@@ -203,15 +217,17 @@ const REV3: [usize; 8] = [0, 4, 2, 6, 1, 5, 3, 7];
 
 /// The butterfly (x, y) ← (x + W·y, x − W·y) with W = (w, Shoup constant) splatted. Lazy (p < 2^62):
 /// inputs and outputs in [0, 4p) (Harvey); otherwise canonical throughout.
+/// With `ONE` the twiddle is W = 1 (block 0 of every stage, stage twiddle u^rev(0)) and no
+/// product is formed: the lazy y is only folded into [0, 2p), as the product would have left it.
 #[inline(always)]
-fn bfly<L: Lanes, const LAZY: bool>(l: L, x: &mut L::V, y: &mut L::V, w: (L::V, L::V)) {
+fn bfly<L: Lanes, const LAZY: bool, const ONE: bool>(l: L, x: &mut L::V, y: &mut L::V, w: (L::V, L::V)) {
     if LAZY {
         let a = l.fold(*x, l.p2());
-        let t = l.mul_shoup(*y, w.0, w.1);
+        let t = if ONE { l.fold(*y, l.p2()) } else { l.mul_shoup(*y, w.0, w.1) };
         *x = l.add(a, t);
         *y = l.sub_plus(a, t, l.p2());
     } else {
-        let t = l.fold(l.mul_shoup(*y, w.0, w.1), l.p());
+        let t = if ONE { *y } else { l.fold(l.mul_shoup(*y, w.0, w.1), l.p()) };
         let a = *x;
         *x = l.fold(l.add(a, t), l.p());
         *y = l.fold(l.sub_plus(a, t, l.p()), l.p());
@@ -248,33 +264,62 @@ fn stages<L: Lanes, const LAZY: bool, const R: usize>(
             w3 = [splat(tw[4 * g]), splat(tw[4 * g + 1]), splat(tw[4 * g + 2]), splat(tw[4 * g + 3])];
         }
         let base = lo + b * 2 * t;
-        for j in 0..q {
-            let mut v = [w1.0; 8];
-            for (k, x) in v[..1 << R].iter_mut().enumerate() {
-                *x = load(base + j + k * q);
-            }
-            let h = 1 << (R - 1);
-            for k in 0..h {
-                let (lo, hi) = v.split_at_mut(h);
-                bfly::<L, LAZY>(l, &mut lo[k], &mut hi[k], w1);
-            }
-            if R >= 2 {
-                for (s, w) in w2.into_iter().enumerate() {
-                    let (lo, hi) = v[s * h..s * h + h].split_at_mut(h / 2);
-                    for k in 0..h / 2 {
-                        bfly::<L, LAZY>(l, &mut lo[k], &mut hi[k], w);
+        // Block 0: W = 1 for its first stage and for the first sub-block of the later ones.
+        if g == 0 {
+            block::<L, LAZY, R, true>(l, base, q, w1, w2, w3, &load, &store);
+        } else {
+            block::<L, LAZY, R, false>(l, base, q, w1, w2, w3, &load, &store);
+        }
+    }
+}
+
+/// The R stages of one block of [`stages`] (lines base + j + k·q); `ZERO`: it is block 0.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn block<L: Lanes, const LAZY: bool, const R: usize, const ZERO: bool>(
+    l: L,
+    base: usize,
+    q: usize,
+    w1: (L::V, L::V),
+    w2: [(L::V, L::V); 2],
+    w3: [(L::V, L::V); 4],
+    load: &impl Fn(usize) -> L::V,
+    store: &impl Fn(usize, L::V),
+) {
+    for j in 0..q {
+        let mut v = [w1.0; 8];
+        for (k, x) in v[..1 << R].iter_mut().enumerate() {
+            *x = load(base + j + k * q);
+        }
+        let h = 1 << (R - 1);
+        for k in 0..h {
+            let (lo, hi) = v.split_at_mut(h);
+            bfly::<L, LAZY, ZERO>(l, &mut lo[k], &mut hi[k], w1);
+        }
+        if R >= 2 {
+            for (s, w) in w2.into_iter().enumerate() {
+                let (lo, hi) = v[s * h..s * h + h].split_at_mut(h / 2);
+                for k in 0..h / 2 {
+                    if ZERO && s == 0 {
+                        bfly::<L, LAZY, true>(l, &mut lo[k], &mut hi[k], w);
+                    } else {
+                        bfly::<L, LAZY, false>(l, &mut lo[k], &mut hi[k], w);
                     }
                 }
             }
-            if R >= 3 {
-                for (s, w) in w3.into_iter().enumerate() {
-                    let (lo, hi) = v[2 * s..2 * s + 2].split_at_mut(1);
-                    bfly::<L, LAZY>(l, &mut lo[0], &mut hi[0], w);
+        }
+        if R >= 3 {
+            for (s, w) in w3.into_iter().enumerate() {
+                let (lo, hi) = v[2 * s..2 * s + 2].split_at_mut(1);
+                if ZERO && s == 0 {
+                    bfly::<L, LAZY, true>(l, &mut lo[0], &mut hi[0], w);
+                } else {
+                    bfly::<L, LAZY, false>(l, &mut lo[0], &mut hi[0], w);
                 }
             }
-            for (k, &x) in v[..1 << R].iter().enumerate() {
-                store(base + j + k * q, x);
-            }
+        }
+        for (k, &x) in v[..1 << R].iter().enumerate() {
+            store(base + j + k * q, x);
         }
     }
 }
@@ -343,54 +388,101 @@ fn line_dft<L: Lanes, const LAZY: bool>(
     }
 }
 
-/// Pass 1 on strip s (columns 8s..8s+8 of x as n1 × n2): x → tmp, see the module docs.
+/// Pass 1 on the `f.wide` strips s0.. (columns 8s0..8(s0 + wide) of x as n1 × n2): x → tmp,
+/// see the module docs. With one strip the DFT's first group reads x in place; with several, each
+/// row of x is first visited once for all of them (8·wide contiguous words into the strips'
+/// buffers, so one page visit and one prefetchable run of lines serve wide strips).
 ///
 /// # Safety
-/// x and tmp hold n1·n2 words; no other task touches lines g·n2 + 8s .. g·n2 + 8s + 8 of tmp meanwhile.
+/// x and tmp hold n1·n2 words; no other task touches lines g·n2 + 8s0 .. g·n2 + 8(s0 + wide) of
+/// tmp meanwhile; buf holds wide·n1 lines.
 #[inline(always)]
-unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s: usize, buf: &mut [Line]) {
-    let (n1, n2) = (f.n1, f.n2);
+unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s0: usize, buf: &mut [Line]) {
+    let (n1, n2, wide) = (f.n1, f.n2, f.wide);
     let bp = buf.as_mut_ptr() as *mut u64;
-    // SAFETY: j1·n2 + 8s + 8 ≤ n1·n2 for j1 < n1; slots k < n1 of buf.
-    let first = move |j1: usize| unsafe { l.load(x.add(j1 * n2 + 8 * s)) };
-    let last = move |k: usize, v| unsafe { l.store(bp.add(8 * k), v) };
-    line_dft::<L, LAZY>(l, n1, &d.tw1, bp, first, last);
-    let (q, row) = (n1 / 8, &d.row[s * n1..(s + 1) * n1]);
-    for (g, &rg) in f.rev1.iter().enumerate() {
-        let mut r = [l.p(); 8];
-        for (rr, x) in r.iter_mut().enumerate() {
-            let i1 = 8 * g + rr;
-            let [tw, ts] = &d.lane[i1];
-            let [rw, rs] = row[i1];
-            // SAFETY: lines of buf and lane.
-            *x = unsafe {
-                let v = l.load(buf[REV3[rr] * q + rg as usize].0.as_ptr());
-                let v = l.mul_shoup(v, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr()));
-                l.fold(l.mul_shoup(v, l.splat(rw), l.splat(rs)), l.p())
-            };
+    // SAFETY (closures): line k < n1 of strip c's buffer (wide·n1 lines); j1·n2 + 8(s0 + wide) ≤ n1·n2.
+    let bload = move |c: usize| move |k: usize| unsafe { l.load(bp.add(8 * (c * n1 + k))) };
+    let bstore = move |c: usize| move |k: usize, v| unsafe { l.store(bp.add(8 * (c * n1 + k)), v) };
+    if wide == 1 {
+        let first = move |j1: usize| unsafe { l.load(x.add(j1 * n2 + 8 * s0)) };
+        line_dft::<L, LAZY>(l, n1, &d.tw1, bp, first, bstore(0));
+    } else {
+        for j1 in 0..n1 {
+            let src = unsafe { x.add(j1 * n2 + 8 * s0) };
+            if j1 + PREFETCH < n1 {
+                for c in 0..wide {
+                    l.prefetch(src.wrapping_add(PREFETCH * n2 + 8 * c));
+                }
+            }
+            for c in 0..wide {
+                bstore(c)(j1, unsafe { l.load(src.add(8 * c)) });
+            }
         }
-        l.transpose(&mut r);
-        for (c, v) in r.into_iter().enumerate() {
-            // SAFETY: line (g, 8s + c) of tmp (n1/8 strips of n2 lines), inside its n1·n2 words.
-            unsafe { l.store(tmp.add(8 * (g * n2 + 8 * s + c)), v) };
+        for c in 0..wide {
+            line_dft::<L, LAZY>(l, n1, &d.tw1, unsafe { bp.add(8 * c * n1) }, bload(c), bstore(c));
+        }
+    }
+    let q = n1 / 8;
+    for (g, &rg) in f.rev1.iter().enumerate() {
+        for c in 0..wide {
+            let s = s0 + c;
+            let row = &d.row[s * n1..(s + 1) * n1];
+            let mut r = [l.p(); 8];
+            for (rr, x) in r.iter_mut().enumerate() {
+                let i1 = 8 * g + rr;
+                let [tw, ts] = &d.lane[i1];
+                let [rw, rs] = row[i1];
+                // SAFETY: lines of buf and lane.
+                *x = unsafe {
+                    let v = bload(c)(REV3[rr] * q + rg as usize);
+                    let v = l.mul_shoup(v, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr()));
+                    l.fold(l.mul_shoup(v, l.splat(rw), l.splat(rs)), l.p())
+                };
+            }
+            l.transpose(&mut r);
+            for (cc, v) in r.into_iter().enumerate() {
+                // SAFETY: line (g, 8s + cc) of tmp (n1/8 strips of n2 lines), inside its n1·n2 words.
+                unsafe { l.store(tmp.add(8 * (g * n2 + 8 * s + cc)), v) };
+            }
         }
     }
 }
 
-/// Pass 2 on strip t (lines t·n2 .. (t+1)·n2 of tmp): tmp → x in natural order.
+/// Pass 2 on the `f.wide` strips t0.. (strip t = lines t·n2 .. (t+1)·n2 of tmp): tmp → x in
+/// natural order. With several strips the outputs wait in the buffers and each row of x is then
+/// written once for all of them (8·wide contiguous words), rows in increasing order.
 ///
 /// # Safety
-/// x and tmp hold n1·n2 words; no other task touches columns 8t..8t+8 of x (as n2 × n1) meanwhile.
+/// x and tmp hold n1·n2 words; no other task touches columns 8t0..8(t0 + wide) of x (as n2 × n1)
+/// meanwhile; buf holds wide·n2 lines.
 #[inline(always)]
-unsafe fn pass2<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, tmp: *const u64, x: *mut u64, t: usize, buf: &mut [Line]) {
-    let (n1, n2, rev2) = (f.n1, f.n2, &f.rev2[..]);
-    // SAFETY: line t·n2 + j2 < n/8 of tmp for j2 < n2, and rev2[k] < n2.
-    let first = move |j2: usize| unsafe { l.load(tmp.add(8 * (t * n2 + j2))) };
-    let last = move |k: usize, v| unsafe {
-        let v = if LAZY { l.fold(l.fold(v, l.p2()), l.p()) } else { v };
-        l.store(x.add(*rev2.get_unchecked(k) as usize * n1 + 8 * t), v)
-    };
-    line_dft::<L, LAZY>(l, n2, &d.tw2, buf.as_mut_ptr() as *mut u64, first, last);
+unsafe fn pass2<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, tmp: *const u64, x: *mut u64, t0: usize, buf: &mut [Line]) {
+    let (n1, n2, wide, rev2) = (f.n1, f.n2, f.wide, &f.rev2[..]);
+    let bp = buf.as_mut_ptr() as *mut u64;
+    let norm = move |v| if LAZY { l.fold(l.fold(v, l.p2()), l.p()) } else { v };
+    for c in 0..wide {
+        let t = t0 + c;
+        // SAFETY: line t·n2 + j2 < n/8 of tmp for j2 < n2; rev2[k] < n2; line k < n2 of strip c's buffer.
+        let first = move |j2: usize| unsafe { l.load(tmp.add(8 * (t * n2 + j2))) };
+        let bc = unsafe { bp.add(8 * c * n2) };
+        if wide == 1 {
+            let last = move |k: usize, v| unsafe { l.store(x.add(*rev2.get_unchecked(k) as usize * n1 + 8 * t), norm(v)) };
+            line_dft::<L, LAZY>(l, n2, &d.tw2, bc, first, last);
+        } else {
+            let last = move |k: usize, v| unsafe { l.store(bc.add(8 * k), norm(v)) };
+            line_dft::<L, LAZY>(l, n2, &d.tw2, bc, first, last);
+        }
+    }
+    if wide > 1 {
+        // Row i2 of x holds slot rev(i2) (rev is an involution).
+        for (i2, &k) in rev2.iter().enumerate() {
+            let dst = unsafe { x.add(i2 * n1 + 8 * t0) };
+            for c in 0..wide {
+                // SAFETY: row i2 < n2 of x, columns 8t0 .. 8(t0 + wide) ≤ n1; line k of strip c's buffer.
+                unsafe { l.store(dst.add(8 * c), l.load(bp.add(8 * (c * n2 + k as usize)))) };
+            }
+        }
+    }
 }
 
 /// f(buf, i) for i < count, in parallel when `par`, each task with its own `len`-line buffer.
@@ -411,7 +503,8 @@ impl FourStep {
         let (b1, b2) = ((n1 / 8).trailing_zeros(), n2.trailing_zeros());
         let rev1 = (0..n1 / 8).map(|g| rev(g, b1) as u32).collect();
         let rev2 = (0..n2).map(|k| rev(k, b2) as u32).collect();
-        FourStep { n1, n2, p, w, arith: Arith::detect(p), rev1, rev2, dirs: [OnceLock::new(), OnceLock::new()] }
+        let wide = if n >= WIDE_MIN { WIDE.min(n1 / 8) } else { 1 };
+        FourStep { n1, n2, p, w, arith: Arith::detect(p), wide, rev1, rev2, dirs: [OnceLock::new(), OnceLock::new()] }
     }
 
     /// The tables of one direction, built on first use.
@@ -433,17 +526,18 @@ impl FourStep {
         let par = n1 * n2 >= PAR_MIN;
         let (xp, tp) = (SharedMut(x.as_mut_ptr()), SharedMut(tmp.as_mut_ptr()));
         // SAFETY: strip s writes lines g·n2 + 8s ..+8 (g < n1/8) of tmp only, and reads x, which nobody writes.
-        strips(n2 / 8, n1, par, |buf, s| {
+        let wide = self.wide;
+        strips(n2 / 8 / wide, wide * n1, par, |buf, s| {
             l.enter(
                 #[inline(always)]
-                || unsafe { pass1::<L, LAZY>(l, self, d, { xp }.0, { tp }.0, s, buf) },
+                || unsafe { pass1::<L, LAZY>(l, self, d, { xp }.0, { tp }.0, s * wide, buf) },
             )
         });
         // SAFETY: strip t writes columns 8t..8t+8 of x only, and reads tmp, which nobody writes.
-        strips(n1 / 8, n2, par, |buf, t| {
+        strips(n1 / 8 / wide, wide * n2, par, |buf, t| {
             l.enter(
                 #[inline(always)]
-                || unsafe { pass2::<L, LAZY>(l, self, d, { tp }.0, { xp }.0, t, buf) },
+                || unsafe { pass2::<L, LAZY>(l, self, d, { tp }.0, { xp }.0, t * wide, buf) },
             )
         });
     }
@@ -670,6 +764,15 @@ mod tests {
         v
     }
 
+    /// Every strip count per row visit that the four-step of size n can take (1 up to n1/8,
+    /// [`WIDE`] among them where n1/8 allows), the default first.
+    fn widths(n: usize) -> Vec<usize> {
+        let f = FourStep::new(n, 1, 257);
+        let mut v = vec![f.wide];
+        v.extend((0..).map(|k| 1 << k).take_while(|&w| w <= (f.n1 / 8).min(2 * WIDE)).filter(|&w| w != f.wide));
+        v
+    }
+
     #[test]
     fn four_step_matches_naive() {
         // The four-step path at sizes where the naive DFT is affordable, with every lane arithmetic.
@@ -683,13 +786,15 @@ mod tests {
                     let x = rand_vec(n, p, n as u64 + e + p);
                     let want = naive(&x, w, p);
                     for a in ariths(p) {
-                        let mut fs = FourStep::new(n, w, p);
-                        fs.arith = a;
-                        let (mut y, mut tmp) = (x.clone(), vec![0; n]);
-                        fs.run(&mut y, &mut tmp, false).unwrap();
-                        assert_eq!(y, want, "p = {p}, n = {n}, w = {w}, {a:?}");
-                        fs.run(&mut y, &mut tmp, true).unwrap();
-                        assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}");
+                        for wide in widths(n) {
+                            let mut fs = FourStep::new(n, w, p);
+                            (fs.arith, fs.wide) = (a, wide);
+                            let (mut y, mut tmp) = (x.clone(), vec![0; n]);
+                            fs.run(&mut y, &mut tmp, false).unwrap();
+                            assert_eq!(y, want, "p = {p}, n = {n}, w = {w}, {a:?}, wide {wide}");
+                            fs.run(&mut y, &mut tmp, true).unwrap();
+                            assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}, wide {wide}");
+                        }
                     }
                 }
             }
@@ -698,29 +803,29 @@ mod tests {
 
     #[test]
     fn every_power_of_two_round_trips() {
-        // n = 1 .. 2^k for a p < 2^50, a p in [2^62, 2^63) (the non-lazy path) and p = 7681 (2^9 | p − 1
+        // n = 1 .. 2^k for a p < 2^50, a p in [2^62, 2^63) (the non-lazy path; 2^17 has n2 > LEAF) and p = 7681 (2^9 | p − 1
         // exactly), with every lane arithmetic; the forward result spot-checked against the definition.
-        for (p, kmax) in [(fourier_primes(50, 20, 1)[0], 17u32), (fourier_primes(63, 20, 1)[0], 16), (7681, 9)] {
+        for (p, kmax) in [(fourier_primes(50, 20, 1)[0], 17u32), (fourier_primes(63, 20, 1)[0], 17), (7681, 9)] {
             for lg in 0..=kmax {
                 let n = 1usize << lg;
                 let w = primitive_root_of_unity(n as u64, p).unwrap();
                 let x = rand_vec(n, p, lg as u64 + 77);
                 let mut want = None;
-                for a in ariths(p) {
+                for (a, wide) in ariths(p).into_iter().flat_map(|a| widths(n).into_iter().map(move |wd| (a, wd))) {
                     let mut y = x.clone();
                     if n >= FOUR_STEP_MIN {
                         let mut fs = FourStep::new(n, w, p);
-                        fs.arith = a;
+                        (fs.arith, fs.wide) = (a, wide);
                         let mut tmp = vec![0; n];
                         fs.run(&mut y, &mut tmp, false).unwrap();
                         for i in [0usize, 1, n / 2 + 3, n - 1] {
                             let wi = powmod(w, i as u64, p);
                             let acc = x.iter().rev().fold(0u64, |acc, &v| addmod(mulmod(acc, wi, p), v, p));
-                            assert_eq!(y[i], acc, "p = {p}, n = {n}, i = {i}, {a:?}");
+                            assert_eq!(y[i], acc, "p = {p}, n = {n}, i = {i}, {a:?}, wide {wide}");
                         }
                         let z = y.clone();
                         fs.run(&mut y, &mut tmp, true).unwrap();
-                        assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}");
+                        assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}, wide {wide}");
                         assert_eq!(*want.get_or_insert(z.clone()), z, "arithmetics disagree, p = {p}, n = {n}");
                     } else {
                         ntt(&mut y, w, p).unwrap();

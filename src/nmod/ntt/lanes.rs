@@ -27,6 +27,17 @@ pub trait Lanes: Copy {
     /// `dst` is valid for writing eight words.
     unsafe fn store(self, dst: *mut u64, v: Self::V);
     fn splat(self, x: u64) -> Self::V;
+    /// Hints that the line at `src` will be read soon (no effect where there is no such hint).
+    #[inline(always)]
+    fn prefetch(self, src: *const u64) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch hint never faults, whatever the address.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(src as *const i8)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = src;
+    }
     fn add(self, a: Self::V, b: Self::V) -> Self::V;
     /// a − b + k·p where `kp` = k·p (wrapping; the caller keeps the result ≥ 0).
     fn sub_plus(self, a: Self::V, b: Self::V, kp: Self::V) -> Self::V;
