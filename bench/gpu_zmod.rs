@@ -20,24 +20,9 @@ use std::time::Instant;
 #[path = "common.rs"]
 mod common;
 use common::Rng;
-
-/// n random full-size magnitudes of `bits` bits (a multiple of 64), signs random when `signed`.
-fn random(rng: &mut Rng, n: usize, bits: u64, signed: bool) -> (Vec<u64>, Vec<bool>) {
-    let l = (bits / 64) as usize;
-    let mag: Vec<u64> = (0..n * l).map(|_| rng.next()).collect();
-    let neg = (0..n).map(|_| signed && rng.next() & 1 == 1).collect();
-    (mag, neg)
-}
-
-fn views<'a>(mag: &'a [u64], neg: &[bool], l: usize) -> Vec<IntRef<'a>> {
-    mag.chunks(l).zip(neg).map(|(m, &s)| IntRef::new(s, m)).collect()
-}
-
-fn vec_on(x: &[IntRef], bits: u64, dev: bool) -> ZVec {
-    let mut v = ZVec::zeros_on(x.len(), bits, dev).unwrap();
-    v.set(x).unwrap();
-    v
-}
+#[path = "zvec_common.rs"]
+mod zvec_common;
+use zvec_common::{per_call, random, vec_on, views};
 
 /// f under the CPU backend (AUTO would send large powm batches to the GPU).
 fn on_cpu<T: Send>(f: impl FnOnce() -> T + Send) -> T {
@@ -45,20 +30,6 @@ fn on_cpu<T: Send>(f: impl FnOnce() -> T + Send) -> T {
     let r = runtime::install(f);
     runtime::set_backend(Backend::Auto).unwrap();
     r
-}
-
-/// Seconds per call of f, over `reps` calls after one warm-up, with `sync` after the last.
-fn per_call<T>(reps: usize, mut f: impl FnMut() -> T, sync: impl Fn(&T)) -> f64 {
-    let w = f();
-    sync(&w);
-    drop(w);
-    let s = Instant::now();
-    let mut last = None;
-    for _ in 0..reps {
-        last = Some(f());
-    }
-    sync(last.as_ref().unwrap());
-    s.elapsed().as_secs_f64() / reps as f64
 }
 
 /// Checks 64 sampled elements of `got` against the CPU's `want(i)` (a one-element list).

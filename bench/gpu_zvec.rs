@@ -13,51 +13,13 @@
 use gpmp::gpu::device;
 use gpmp::int::{batch, IntRef, ZVec};
 use gpmp::runtime;
-use std::time::Instant;
 
 #[path = "common.rs"]
 mod common;
 use common::Rng;
-
-/// n random full-size magnitudes of `bits` bits (a multiple of 64), random signs: limbs and signs.
-fn random(rng: &mut Rng, n: usize, bits: u64) -> (Vec<u64>, Vec<bool>) {
-    let l = (bits / 64) as usize;
-    let mag: Vec<u64> = (0..n * l).map(|_| rng.next()).collect();
-    let neg = (0..n).map(|_| rng.next() & 1 == 1).collect();
-    (mag, neg)
-}
-
-fn views<'a>(mag: &'a [u64], neg: &[bool], l: usize) -> Vec<IntRef<'a>> {
-    mag.chunks(l).zip(neg).map(|(m, &s)| IntRef::new(s, m)).collect()
-}
-
-fn vec_on(x: &[IntRef], bits: u64, dev: bool) -> ZVec {
-    let mut v = ZVec::zeros_on(x.len(), bits, dev).unwrap();
-    v.set(x).unwrap();
-    v
-}
-
-/// Seconds per call of f, over `reps` calls after two warm-up calls (so that the zvec buffer
-/// cache holds the two destinations a back-to-back loop alternates between), with `sync` after
-/// the last; and the host's share: seconds per call until the last call returned (enqueue time).
-fn per_call_host<T>(reps: usize, mut f: impl FnMut() -> T, sync: impl Fn(&T)) -> (f64, f64) {
-    let w = (f(), f());
-    sync(&w.1);
-    drop(w);
-    let s = Instant::now();
-    let mut last = None;
-    for _ in 0..reps {
-        last = Some(f());
-    }
-    let host = s.elapsed().as_secs_f64() / reps as f64;
-    sync(last.as_ref().unwrap());
-    (s.elapsed().as_secs_f64() / reps as f64, host)
-}
-
-/// Seconds per call of f (see [`per_call_host`]).
-fn per_call<T>(reps: usize, f: impl FnMut() -> T, sync: impl Fn(&T)) -> f64 {
-    per_call_host(reps, f, sync).0
-}
+#[path = "zvec_common.rs"]
+mod zvec_common;
+use zvec_common::{per_call, per_call_host, random, vec_on, views};
 
 /// Checks 64 sampled elements of `got` against `want`.
 fn check(got: &ZVec, want: &[IntRef], what: &str) {
@@ -86,9 +48,9 @@ fn main() {
     if mode == "kernels" {
         for &(bits, _, _) in &cgbn {
             let l = (bits / 64) as usize;
-            let (ma, sa) = random(&mut rng, n, bits);
+            let (ma, sa) = random(&mut rng, n, bits, true);
             let xa = views(&ma, &sa, l);
-            let (mb, sb) = random(&mut rng, n, bits);
+            let (mb, sb) = random(&mut rng, n, bits, true);
             let (a, b) = (vec_on(&xa, bits, true), vec_on(&views(&mb, &sb, l), bits, true));
             let rp = ZVec::zeros_on(n, 2 * bits, true).unwrap();
             let rs = ZVec::zeros_on(n, bits + 1, true).unwrap();
@@ -102,8 +64,8 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|");
     for &(bits, cg_mul, cg_add) in &cgbn {
         let l = (bits / 64) as usize;
-        let (ma, sa) = random(&mut rng, n, bits);
-        let (mb, sb) = random(&mut rng, n, bits);
+        let (ma, sa) = random(&mut rng, n, bits, true);
+        let (mb, sb) = random(&mut rng, n, bits, true);
         let (xa, xb) = (views(&ma, &sa, l), views(&mb, &sb, l));
         let (a, b) = (vec_on(&xa, bits, true), vec_on(&xb, bits, true));
         let rp = ZVec::zeros_on(n, 2 * bits, true).unwrap();
@@ -134,8 +96,8 @@ fn main() {
     for (bits, logn) in [(256u64, 14usize), (256, 16), (256, 18), (256, 20), (1024, 12), (1024, 14), (1024, 16), (1024, 18), (1024, 20), (2048, 20), (4096, 18)] {
         let n = 1usize << logn;
         let l = (bits / 64) as usize;
-        let (ma, sa) = random(&mut rng, n, bits);
-        let (mb, sb) = random(&mut rng, n, bits);
+        let (ma, sa) = random(&mut rng, n, bits, true);
+        let (mb, sb) = random(&mut rng, n, bits, true);
         let (xa, xb) = (views(&ma, &sa, l), views(&mb, &sb, l));
         let r = 3.min(reps);
         let plain = per_call(r, || runtime::install(|| batch::mul(&xa, &xb).unwrap()), |_| ());
