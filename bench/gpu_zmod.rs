@@ -12,7 +12,7 @@
 //! products/s (../shared/reference/peers-and-limits.md §5).
 //!   usage: gpu_zmod [reps] [log2 n mulmod] [log2 n powm 1024] [log2 n powm 2048] [resident]
 //!          (default 5 20 20 18; `resident`: the first table only)
-use gpmp::gpu::{device, zmod};
+use gpmp::gpu::zmod;
 use gpmp::int::{batch, IntRef, ZList, ZVec};
 use gpmp::runtime::{self, Backend};
 use std::time::Instant;
@@ -22,7 +22,7 @@ mod common;
 use common::Rng;
 #[path = "zvec_common.rs"]
 mod zvec_common;
-use zvec_common::{per_call, random, vec_on, views};
+use zvec_common::{device_or_exit, per_call, random, vec_on, views};
 
 /// f under the CPU backend (AUTO would send large powm batches to the GPU).
 fn on_cpu<T: Send>(f: impl FnOnce() -> T + Send) -> T {
@@ -53,14 +53,7 @@ fn main() {
     let reps = args.first().copied().unwrap_or(5);
     let n_mul = 1usize << args.get(1).copied().unwrap_or(20);
     let n_pow = [1usize << args.get(2).copied().unwrap_or(20), 1usize << args.get(3).copied().unwrap_or(18)];
-    let dev = match device::current() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("no GPU: {e}");
-            std::process::exit(2);
-        }
-    };
-    println!("device: {} (sm_{}{}), driver {}, {} host threads\n", dev.name, dev.cc.0, dev.cc.1, dev.driver_version, runtime::num_threads());
+    device_or_exit();
     let mut rng = Rng(7);
     println!("| bits | op | n | GPU resident ms/call | GPU ops/s | bound ops/s (64×64 madds at 1.79e12/s) | GPU / bound | GPU e2e via zvec ms | CPU (GMP, {} threads) ops/s | GPU resident / CPU |", runtime::num_threads());
     println!("|---|---|---|---|---|---|---|---|---|---|");

@@ -10,7 +10,6 @@
 //!          gpu_zvec mul [reps]           its product rows only (to compare kernel variants: env knobs
 //!                                        GPMP_ZVEC_MINB, GPMP_ZVEC_MINBC, GPMP_ZVEC_ACC, GPMP_ZVEC_CHUNK)
 //!          gpu_zvec kernels              one mul a·b and one add a + b per size (for a profiler)
-use gpmp::gpu::device;
 use gpmp::int::{batch, IntRef, ZVec};
 use gpmp::runtime;
 
@@ -19,7 +18,7 @@ mod common;
 use common::Rng;
 #[path = "zvec_common.rs"]
 mod zvec_common;
-use zvec_common::{per_call, per_call_host, random, vec_on, views};
+use zvec_common::{device_or_exit, per_call, per_call_host, random, vec_on, views};
 
 /// Checks 64 sampled elements of `got` against `want`.
 fn check(got: &ZVec, want: &[IntRef], what: &str) {
@@ -35,14 +34,7 @@ fn main() {
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|s| s.parse().ok()).collect();
     let reps = args.first().copied().unwrap_or(10);
     let n = 1usize << args.get(1).copied().unwrap_or(20);
-    let dev = match device::current() {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("no GPU: {e}");
-            std::process::exit(2);
-        }
-    };
-    println!("device: {} (sm_{}{}), driver {}, {} host threads\n", dev.name, dev.cc.0, dev.cc.1, dev.driver_version, runtime::num_threads());
+    device_or_exit();
     let cgbn = [(256u64, 1.656e10, 2.277e10), (1024, 3.798e9, 7.796e9), (2048, 8.375e8, 3.985e9), (4096, 3.050e8, 1.990e9)];
     let mut rng = Rng(1);
     if mode == "kernels" {

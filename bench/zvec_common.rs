@@ -3,7 +3,10 @@
 //! `#[path = "zvec_common.rs"] mod zvec_common;`.
 #![allow(dead_code)]
 use super::common::Rng;
+use gpmp::gpu::device::{self, Device};
 use gpmp::int::{IntRef, ZVec};
+use gpmp::runtime;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// n random full-size magnitudes of `bits` bits (a multiple of 64), signs random when `signed`:
@@ -45,4 +48,17 @@ pub fn per_call_host<T>(reps: usize, mut f: impl FnMut() -> T, sync: impl Fn(&T)
 /// Seconds per call of f (see [`per_call_host`]).
 pub fn per_call<T>(reps: usize, f: impl FnMut() -> T, sync: impl Fn(&T)) -> f64 {
     per_call_host(reps, f, sync).0
+}
+
+/// The current CUDA device, its description printed; exits with status 2 when there is none.
+pub fn device_or_exit() -> Arc<Device> {
+    let dev = match device::current() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("no GPU: {e}");
+            std::process::exit(2);
+        }
+    };
+    println!("device: {} (sm_{}{}), driver {}, {} host threads\n", dev.name, dev.cc.0, dev.cc.1, dev.driver_version, runtime::num_threads());
+    dev
 }

@@ -3,43 +3,13 @@
 // (mpz_mul + mpz_mod, mpz_powm): moduli of 1..L limbs padded to L (3, 2^64k − 1, top bit set,
 // random odd), inputs 0, ±1, m − 1, ±m, 2^b − 1, random of 0..3L+1 limbs with random signs,
 // exponents 0, 1, 2^k − 1 and random of mixed sizes, destinations too small (overflow flag),
-// negative exponents (flag). Built by tests/zmod_kernels.rs with -DL=<limbs>.
-#include <gmp.h>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(x)
-#define __restrict__
-struct Dim { unsigned x; };
-static Dim threadIdx, blockIdx;
-static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
-  return (unsigned long long)(((unsigned __int128)a * b) >> 64);
-}
-static inline unsigned atomicOr(unsigned* p, unsigned v) { unsigned o = *p; *p |= v; return o; }
+// negative exponents (flag). Built by tests/kernel_emulation.rs with -DL=<limbs>.
+#include "../emulate_cuda.h"
 #include "zmod.cu"
-
-static u64 state = 88172645463325252ull;
-static u64 rnd() { state ^= state << 13; state ^= state >> 7; state ^= state << 17; return state; }
 
 static void set_limbs(mpz_t z, const u64* w, unsigned k) {
   mpz_set_ui(z, 0);
   for (int j = k - 1; j >= 0; j--) { mpz_mul_2exp(z, z, 64); mpz_add_ui(z, z, w[j]); }
-}
-
-// A random value of at most `bits` bits: 0, 1, 2^b − 1 or random b bits, random sign (if `sign`).
-static void gen(mpz_t z, unsigned bits, bool sign) {
-  unsigned k = rnd() % 6, b = bits ? rnd() % (bits + 1) : 0;
-  mpz_set_ui(z, 0);
-  if (k == 1) mpz_set_ui(z, bits ? 1 : 0);
-  else if (k == 2) { mpz_setbit(z, b); mpz_sub_ui(z, z, 1); }
-  else if (k > 2) {
-    for (unsigned j = 0; j < b; j += 64) { mpz_mul_2exp(z, z, 64); mpz_add_ui(z, z, rnd()); }
-    mpz_fdiv_r_2exp(z, z, b);
-  }
-  if (sign && (rnd() & 1)) mpz_neg(z, z);
 }
 
 struct Vec { unsigned n, l; std::vector<u64> d; std::vector<u8> s; };

@@ -1,38 +1,9 @@
 // Runs kernels/zvec.cu on the host, one "thread" at a time (CUDA built-ins shimmed; the product's
 // multiply-accumulate in its portable form, the reference of the device's PTX form), on random and
 // adversarial batches (0, ±1, 2^b − 1, random sizes 0..4096 bits, b = ±a, mixed operand sizes,
-// destinations too small), against GMP. Built by tests/zvec_kernels.rs with -DC=<limbs>.
-#include <gmp.h>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(...)
-#define __restrict__
-struct Dim { unsigned x; };
-static Dim threadIdx, blockIdx;
-static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
-  return (unsigned long long)(((unsigned __int128)a * b) >> 64);
-}
+// destinations too small), against GMP. Built by tests/kernel_emulation.rs with -DC=<limbs>.
+#include "../emulate_cuda.h"
 #include "zvec.cu"
-
-static u64 state = 88172645463325252ull;
-static u64 rnd() { state ^= state << 13; state ^= state >> 7; state ^= state << 17; return state; }
-
-// A random value of at most `bits` bits: 0, 1, 2^b − 1 or random b bits, random sign.
-static void gen(mpz_t z, unsigned bits) {
-  unsigned k = rnd() % 6, b = bits ? rnd() % (bits + 1) : 0;
-  mpz_set_ui(z, 0);
-  if (k == 1) mpz_set_ui(z, bits ? 1 : 0);
-  else if (k == 2) { mpz_setbit(z, b); mpz_sub_ui(z, z, 1); }
-  else if (k > 2) {
-    for (unsigned j = 0; j < b; j += 64) { mpz_mul_2exp(z, z, 64); mpz_add_ui(z, z, rnd()); }
-    mpz_fdiv_r_2exp(z, z, b);
-  }
-  if (rnd() & 1) mpz_neg(z, z);
-}
 
 // A word-major batch with poisoned padding.
 struct Vec { unsigned n, l; std::vector<u64> d; std::vector<u8> s; };
@@ -79,10 +50,10 @@ int main() {
     if (copy < 2) bb = ba;
     for (unsigned i = 0; i < n; i++) {
       mpz_init(A[i]), mpz_init(B[i]);
-      gen(A[i], ba);
+      gen(A[i], ba, true);
       if (copy == 0) mpz_neg(B[i], A[i]);
       else if (copy == 1) mpz_set(B[i], A[i]);
-      else gen(B[i], bb);
+      else gen(B[i], bb, true);
     }
     Vec a = pack(A, ba), b = pack(B, bb);
     unsigned mb = ba > bb ? ba : bb;
