@@ -12,7 +12,8 @@
 // with both in registers and every loop unrolled; larger ones in chunks of C limbs of the shorter
 // operand against a window of the longer), NT (threads per block), MINB (minimum resident blocks
 // per SM asked of the compiler, which caps registers at 65536 / (MINB·NT)), ZV_ACC (independent
-// accumulators of a product column, for instruction-level parallelism).
+// accumulators of a product column, for instruction-level parallelism), PF (the chunked product's
+// prefetch distance: limb columns of b and of the partial result loaded ahead of their use).
 #ifndef C
 #define C 4
 #endif
@@ -24,6 +25,9 @@
 #endif
 #ifndef ZV_ACC
 #define ZV_ACC 2
+#endif
+#ifndef PF
+#define PF 2
 #endif
 
 typedef unsigned long long u64;
@@ -170,11 +174,12 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mul(
 }
 
 // Digit column of a chunk product: Σ x_p·y_p over p = plo..phi (compile-time bounds once
-// unrolled), y_p the digit of b paired with x_p; then the accumulators folded into the first.
+// unrolled), y_p the digit of b paired with x_p; then the accumulators folded into the first. The
+// terms go from p = phi down, so that y_0, the digit of b loaded last, is needed last.
 __device__ __forceinline__ void dcol(const u32 (&x)[2 * C], const u32 (&y)[2 * C], int plo, int phi, u32 (&l)[ZV_ACC],
                                      u32 (&m)[ZV_ACC], u32 (&h)[ZV_ACC]) {
 #pragma unroll
-    for (int p = 0; p < 2 * C; ++p) {
+    for (int p = 2 * C - 1; p >= 0; --p) {
         if (p < plo || p > phi) continue;
         mac32(x[p], y[p], l[p % ZV_ACC], m[p % ZV_ACC], h[p % ZV_ACC]);
     }
@@ -188,6 +193,23 @@ __device__ __forceinline__ void add32(u32 v, u32& l, u32& m, u32& h) {
     s = (s >> 32) + m;
     m = (u32)s;
     h += (u32)(s >> 32);
+}
+
+// The chunked product's next limb column k (< lb): b's limb k and r's limb o0 + k (when `withr`)
+// into bl, rl from the prefetch rings pb, pr (oldest first), and the loads of column k + PF
+// issued into their newest entries (zero past b's end), PF columns before their use.
+__device__ __forceinline__ void advance(u64 (&pb)[PF], u64 (&pr)[PF], u64& bl, u64& rl, const u64* __restrict__ b,
+                                        const u64* r, u64 n, u64 i, unsigned k, unsigned o0, unsigned lb, bool withr) {
+    bl = pb[0];
+    rl = pr[0];
+#pragma unroll
+    for (int j = 0; j + 1 < PF; ++j) {
+        pb[j] = pb[j + 1];
+        pr[j] = pr[j + 1];
+    }
+    const unsigned kf = k + PF;
+    pb[PF - 1] = kf < lb ? b[(u64)kf * n + i] : 0;
+    pr[PF - 1] = withr && kf < lb ? r[(u64)(o0 + kf) * n + i] : 0;
 }
 
 extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulc(
@@ -229,17 +251,22 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulc(
 #pragma unroll
         for (int t = 0; t < ZV_ACC; ++t) l[t] = m[t] = h[t] = 0;
         u32 lo = 0;
-        u64 bl = 0, rl = 0;
-        // Digit s of limb column k: load b's limb k (and r's, left by earlier chunks) at s = 0,
-        // take their digit s; after the products, digit s of the result; store at s = 1.
+        u64 bl = 0, rl = 0, pb[PF], pr[PF];
+#pragma unroll
+        for (unsigned j = 0; j < PF; ++j) {
+            pb[j] = j < lb ? b[(u64)j * n + i] : 0;
+            pr[j] = c > 0 && j < lb ? r[(u64)(o0 + j) * n + i] : 0;
+        }
+        // Digit s of limb column k: take b's limb k (and r's, left by earlier chunks) at s = 0;
+        // digit s of b enters the window (ZV_IN), the products, then digit s of r, and digit s of
+        // the result (ZV_OUT), stored at s = 1.
 #define ZV_IN(k, s)                                                     \
         if ((s) == 0) {                                                 \
-            bl = b[(u64)(k) * n + i];                                   \
+            advance(pb, pr, bl, rl, b, r, n, i, (k), o0, lb, c > 0);    \
             nzb |= bl;                                                  \
-            if (c > 0) rl = r[(u64)(o0 + (k)) * n + i];                 \
-        }                                                               \
-        if (c > 0) add32((u32)(rl >> (32 * (s))), l[0], m[0], h[0]);
-#define ZV_OUT(k, s)                                                    \
+        }
+#define ZV_OUT(k, s, withr)                                             \
+        if (withr) add32((u32)(rl >> (32 * (s))), l[0], m[0], h[0]);    \
         if ((s) == 0) lo = l[0];                                        \
         else if (o0 + (k) < lr) r[(u64)(o0 + (k)) * n + i] = (u64)lo | (u64)l[0] << 32; \
         l[0] = m[0];                                                    \
@@ -253,7 +280,7 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulc(
 #pragma unroll
             for (int p = 0; p < 2 * C; ++p) y[p] = p <= d ? wb[d - p] : 0;
             dcol(x, y, 0, d, l, m, h);
-            ZV_OUT(d / 2, d % 2)
+            ZV_OUT(d / 2, d % 2, c > 0)
         }
         unsigned k0 = C;
         for (; k0 + C <= lb; k0 += C) {
@@ -265,7 +292,7 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulc(
 #pragma unroll
                 for (int p = 0; p < 2 * C; ++p) y[p] = wb[(d - p + 2 * C) % (2 * C)];
                 dcol(x, y, 0, 2 * C - 1, l, m, h);
-                ZV_OUT(k0 + d / 2, d % 2)
+                ZV_OUT(k0 + d / 2, d % 2, c > 0)
             }
         }
         // The last digit loaded, 2k0 − 1, is ≡ 2C − 1 (mod 2C): w[p] = b_(2k0−1−p) = wb[2C − 1 − p].
@@ -280,7 +307,7 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulc(
                 for (int p = 2 * C - 1; p > 0; --p) w[p] = w[p - 1];
                 w[0] = (u32)(bl >> (32 * s));
                 dcol(x, w, 0, 2 * C - 1, l, m, h);
-                ZV_OUT(k, s)
+                ZV_OUT(k, s, c > 0)
             }
         }
 #pragma unroll
@@ -289,7 +316,7 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulc(
             for (int p = 2 * C - 1; p > 0; --p) w[p] = w[p - 1];
             w[0] = 0;
             dcol(x, w, e + 1, 2 * C - 1, l, m, h);
-            ZV_OUT(lb + e / 2, e % 2)
+            ZV_OUT(lb + e / 2, e % 2, false)
         }
 #undef ZV_IN
 #undef ZV_OUT

@@ -53,8 +53,22 @@ fn tuning(chunked: bool) -> (usize, usize) {
     })[usize::from(chunked)]
 }
 
+/// Limb columns of b and of the partial product that the chunked product loads ahead of their use
+/// (`PF` in the kernel): 2, or env `GPMP_ZVEC_PF` (1..=8, for tuning).
+fn prefetch() -> usize {
+    static P: OnceLock<usize> = OnceLock::new();
+    *P.get_or_init(|| knob("GPMP_ZVEC_PF", 1..=8).unwrap_or(2))
+}
+
 fn spec_of(c: usize, (minb, acc): (usize, usize)) -> Spec {
     Spec { source: "zvec.cu", defines: vec![("C", c as i64), ("NT", NT as i64), ("MINB", minb as i64), ("ZV_ACC", acc as i64)] }
+}
+
+/// The chunked product's specialisation: chunks of `c` limbs, `tuning`, prefetch distance `pf`.
+fn chunked_spec(c: usize, tuning: (usize, usize), pf: usize) -> Spec {
+    let mut s = spec_of(c, tuning);
+    s.defines.push(("PF", pf as i64));
+    s
 }
 
 /// The specialisation of add/sub.
@@ -67,13 +81,13 @@ fn mul_spec(l: usize) -> Spec {
     if l <= MAX_REG {
         spec_of(l.max(1), tuning(false))
     } else {
-        spec_of(chunk(), tuning(true))
+        chunked_spec(chunk(), tuning(true), prefetch())
     }
 }
 
 /// Every specialisation this module can request (with the default tuning).
 pub fn specs() -> Vec<Spec> {
-    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([spec_of(MAX_REG, (4, 1))]).collect()
+    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([chunked_spec(MAX_REG, (4, 1), 2)]).collect()
 }
 
 /// The zvec stream of `dev` (created at first use, kept).

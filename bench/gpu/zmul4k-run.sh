@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# gpmp_zvec products at 4096 bits with prefetching (issue 5, helper zmul4k), one call over a packed
+# release build in $GPU_DIR (default .gpu-zmul4k/: tests/gpmp-lib built with --features gpu-tests,
+# bin/gpu_zvec): the zvec tests (GPU vs CPU vs GMP), the device-resident table with the default
+# kernels, the product rows under each variant of the chunked product (env knobs of
+# src/gpu/zvec.rs: GPMP_ZVEC_PF, GPMP_ZVEC_MINBC, GPMP_ZVEC_ACCC), then Nsight Compute on the
+# chunked product (clocks not locked). Steps after $BUDGET_S seconds (default 200) are skipped.
+# Logs under $OUT.
+set -u
+H=$PWD/${GPU_DIR:-.gpu-zmul4k}
+nv=$(find /usr /opt -name 'libnvrtc.so.13' 2>/dev/null | head -1)
+export LD_LIBRARY_PATH="$H/lib:$(dirname "${nv:-/none}")"
+export XDG_CACHE_HOME=/tmp/gpmp-cache
+start=$(date +%s)
+left() { [ $(( $(date +%s) - start )) -lt ${BUDGET_S:-200} ]; }
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; } > $OUT/device.txt 2>&1
+cat $OUT/device.txt
+t() { local s=$(date +%s); "$@"; echo "[$* rc=$? $(( $(date +%s) - s ))s]"; }
+lib=$(ls $H/tests/gpmp-* | head -1)
+t timeout ${TEST_S:-70} $lib zvec --test-threads=4 > $OUT/tests.log 2>&1
+grep -E "^test |test result|panicked" $OUT/tests.log | tail -14
+t timeout 40 $H/bin/gpu_zvec ${RESIDENT:-resident} 10 20 > $OUT/zvec.md 2>&1; grep -E "^\||device" $OUT/zvec.md
+for v in ${VARIANTS:-"GPMP_ZVEC_PF=1" "GPMP_ZVEC_PF=4" "GPMP_ZVEC_MINBC=3" "GPMP_ZVEC_MINBC=3,GPMP_ZVEC_PF=4" "GPMP_ZVEC_PF=3"}; do
+  left || { echo "skipped $v"; continue; }
+  echo "== $v" >> $OUT/variants.md
+  t env ${v//,/ } timeout 25 $H/bin/gpu_zvec mul 10 20 >> $OUT/variants.md 2>&1
+  echo "$v"; grep -E "\| mul \|" $OUT/variants.md | tail -4 | cut -d'|' -f2-5
+done
+ncu=$(command -v ncu || find /usr/local /opt -name ncu -type f 2>/dev/null | head -1)
+if [ -n "$ncu" ] && left; then
+  t timeout ${NCU_S:-50} $ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats \
+    --section WarpStateStats -k regex:zv_mulc $H/bin/gpu_zvec kernels > $OUT/ncu.txt 2>&1
+  grep -E "zv_|Duration|Registers Per|Achieved Occupancy|Compute \(SM\) Th|DRAM Through|Memory Through|Stall|Warp Cycles Per Issued" $OUT/ncu.txt | head -60
+fi
+echo "total $(( $(date +%s) - start ))s"
