@@ -8,7 +8,8 @@
 //!   usage: gpu_zvec [reps] [log2 n]     (default 10 reps, n = 2^20)
 //!          gpu_zvec resident [reps]      the device-resident table only
 //!          gpu_zvec mul [reps]           its product rows only (to compare kernel variants: env knobs
-//!                                        GPMP_ZVEC_MINB, GPMP_ZVEC_MINBC, GPMP_ZVEC_ACC, GPMP_ZVEC_CHUNK)
+//!                                        GPMP_ZVEC_MINB, GPMP_ZVEC_MINBC, GPMP_ZVEC_ACC, GPMP_ZVEC_CHUNK,
+//!                                        GPMP_ZVEC_PF)
 //!          gpu_zvec kernels              one mul a·b and one add a + b per size (for a profiler)
 use gpmp::int::{batch, IntRef, ZVec};
 use gpmp::runtime;
