@@ -386,6 +386,19 @@ __device__ __forceinline__ void pass6(word* s, const Ctx& c) {
     chunks6<V, LOGR, 0>(s, gin, gout, c);
     if (!gout) {
         __syncthreads();
+        if constexpr (V == 7) {
+            if (gin) {  // the block's groups are the columns j0 .. j0 + T - 1 of transform b0 (T | n/R)
+                const unsigned j0 = (unsigned)(c.g0 & (mg - 1)), nsm = (1u << c.logns) - 1;
+                word* dst = c.out + ((c.g0 >> c.logm) << c.logn);
+#pragma unroll 4
+                for (unsigned i = threadIdx.x; i < E; i += NT) {  // word offsets below n <= 2^32
+                    const unsigned tl = i >> LOGR, k = i & (R - 1), j = j0 + tl;
+                    const word x = s[sw(tl * ROW, __brev(k) >> (32 - LOGR))];
+                    dst[((j & ~nsm) << LOGR) + (j & nsm) + (k << c.logns)] = finish(x, c);
+                }
+                return;
+            }
+        }
         for (unsigned i = threadIdx.x; i < E; i += NT) {
             unsigned tl, k;
             if (ns >= T) { k = i >> LOGT; tl = i & (T - 1); }  // (not reached: then gout)
