@@ -57,11 +57,16 @@ __device__ __forceinline__ word mul_hi(word a, word b) { return __umul64hi(a, b)
 // A table entry (t, floor(t 2^WORD / p)), read by one vector load.
 struct __align__(2 * sizeof(word)) pair { word v, q; };
 
+// r mod m for r < 2m, as min(r, r - m): r - m wraps above r when r < m (one unsigned minimum).
+__device__ __forceinline__ word csub(word r, word m) {
+    word t = r - m;
+    return t < r ? t : r;
+}
 // x w mod p for any word x, with wq = floor(w 2^WORD / p) and p < 2^(WORD-1).
 __device__ __forceinline__ word mul_shoup(word x, word w, word wq, word p) {
     word q = mul_hi(x, wq);
     word r = x * w - q * p;
-    return r >= p ? r - p : r;
+    return csub(r, p);
 }
 __device__ __forceinline__ word mul_shoup(word x, pair t, word p) { return mul_shoup(x, t.v, t.q, p); }
 // x w mod p, or with LAZY a representative in [0, 2p) (x w - q p before the last correction).
@@ -75,30 +80,21 @@ __device__ __forceinline__ word mul_lazy(word x, pair t, word p) {
 // The butterfly's sum a + b, in [0, 2p) with LAZY (inputs in [0, 2p)), else reduced.
 __device__ __forceinline__ word add_lazy(word a, word b, word p) {
     const word m = LAZY ? 2 * p : p;
-    word s = a + b;
-    return s >= m ? s - m : s;
+    return csub(a + b, m);
 }
 // The butterfly's difference a - b before its product: a - b + 2p in (0, 4p) with LAZY, else
-// reduced.
+// a - b + p in (0, 2p) (Shoup's product takes any word; 2p < 2^WORD).
 __device__ __forceinline__ word sub_lazy(word a, word b, word p) {
-#if LAZY
-    return a + 2 * p - b;
-#else
-    return a >= b ? a - b : a + (p - b);
-#endif
+    return a + (LAZY ? 2 * p : p) - b;
 }
-// A difference that gets no product: back into [0, 2p) with LAZY.
+// A difference that gets no product: back into [0, 2p) with LAZY, else into [0, p).
 __device__ __forceinline__ word sub_fix(word d, word p) {
-#if LAZY
-    return d >= 2 * p ? d - 2 * p : d;
-#else
-    return d;
-#endif
+    return csub(d, LAZY ? 2 * p : p);
 }
 // A stage value as a residue in [0, p).
 __device__ __forceinline__ word reduce_out(word x, word p) {
 #if LAZY
-    return x >= p ? x - p : x;
+    return csub(x, p);
 #else
     return x;
 #endif
@@ -216,6 +212,12 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass(
 // reads (writes) 2^C words of T consecutive columns straight into (out of) registers, lanes
 // running over the columns, so the accesses coalesce and the shared-memory round trips drop
 // from 3 to 1 for a radix-2^8 pass.
+//
+// Kernel v7, `ntt_pass7` (same arguments and result; needs n <= 2^32 and `roots` the compact table
+// of radix R itself, i.e. logr0 = logr): v6 with (4) the DFT roots at a compile-time stride, so the
+// root addresses of a register chunk fold into constants, and (5) the inter-pass twiddle w^e with
+// a 32-bit exponent and no branch: x tlo[e mod L] thi[e div L] always (tlo[0] = thi[0] = 1), the
+// first product without its final correction (Shoup's x w - q p lies in [0, 2p) for any word x).
 
 struct Ctx {
     const word* __restrict__ in;
@@ -232,9 +234,17 @@ __host__ __device__ constexpr unsigned brev_c(unsigned t, int c) {
     return c == 0 ? 0 : ((t & 1) << (c - 1)) | brev_c(t >> 1, c - 1);
 }
 
-// x w^e with w^e = tlo[e mod L] thi[e div L].
+// x w mod p up to one p: x w - floor(x w' / 2^WORD) p in [0, 2p) for any word x (Harvey 2014).
+__device__ __forceinline__ word mul_raw(word x, pair t, word p) { return x * t.v - mul_hi(x, t.q) * p; }
+
+// x w^e with w^e = tlo[e mod L] thi[e div L]; v7: e < 2^32, both products always.
+template <int V>
 __device__ __forceinline__ word twiddle(word x, u64 e, const Ctx& c) {
-    if (e) {
+    if constexpr (V == 7) {
+        const unsigned e32 = (unsigned)e;
+        x = mul_raw(x, c.tlo[e32 & ((1u << c.logl) - 1)], c.p);
+        return mul_lazy(x, c.thi[e32 >> c.logl], c.p);
+    } else if (e) {
         u64 lo = e & ((1ull << c.logl) - 1), hi = e >> c.logl;
         x = mul_lazy(x, c.tlo[lo], c.p);
         if (hi) x = mul_lazy(x, c.thi[hi], c.p);
@@ -248,8 +258,9 @@ __device__ __forceinline__ word finish(word x, const Ctx& c) {
 
 // C radix-2 DIF stages on v[t] = element first + t q of a group (q = 2^LOGQ, m = first mod q):
 // stage st has half-span h = 2^(C-1-st) q and maps (a, b) at offset o < h to (a + b, (a - b) w_2h^o)
-// with w_2h = w0^(R0/2h), i.e. roots index o 2^(shift0 + st).
-template <int C, int LOGQ>
+// with w_2h = w0^(R0/2h), i.e. roots index o 2^(shift0 + st). v7 multiplies by w^0 = 1 (exact)
+// wherever the index is not a compile-time zero, rather than testing it.
+template <int V, int C, int LOGQ>
 __device__ __forceinline__ void dif_regs(word* v, unsigned m, unsigned shift0, const pair* __restrict__ roots, word p) {
 #pragma unroll
     for (int st = 0; st < C; ++st) {
@@ -261,7 +272,10 @@ __device__ __forceinline__ void dif_regs(word* v, unsigned m, unsigned shift0, c
             v[t] = add_lazy(x, y, p);
             word d = sub_lazy(x, y, p);
             unsigned idx = (m + ((t & (ht - 1)) << LOGQ)) << (shift0 + st);
-            d = idx ? mul_lazy(d, roots[idx], p) : sub_fix(d, p);
+            if constexpr (V == 7)
+                d = LOGQ == 0 && (t & (ht - 1)) == 0 ? sub_fix(d, p) : mul_lazy(d, roots[idx], p);
+            else
+                d = idx ? mul_lazy(d, roots[idx], p) : sub_fix(d, p);
             v[t + ht] = d;
         }
     }
@@ -272,7 +286,7 @@ __device__ __forceinline__ void dif_regs(word* v, unsigned m, unsigned shift0, c
 // fastest when the chunk touches global memory (gin: first chunk, reads the pass input and
 // applies the inter-pass twiddle; gout: last chunk, writes the pass output in natural order),
 // else with units fastest. Otherwise the words come from / go to shared memory.
-template <int LOGR, int C, int LOGQ>
+template <int V, int LOGR, int C, int LOGQ>
 __device__ __forceinline__ void chunk6(word* s, bool gin, bool gout, const Ctx& c) {
     constexpr unsigned LOGT = LOGE - LOGR, T = 1u << LOGT, ROW = (1u << LOGR) + (T > 1);
     constexpr unsigned P = 1u << C, U = 1u << (LOGR - C), NUNITS = E >> C;
@@ -293,24 +307,42 @@ __device__ __forceinline__ void chunk6(word* s, bool gin, bool gout, const Ctx& 
             const word* src = c.in + (b << c.logn) + j + ((u64)k << c.logm);
             const u64 stride = (u64)1 << (LOGQ + c.logm);
             const u64 cexp = (j & (ns - 1)) << (c.logm - c.logns);
+            if constexpr (V == 7) {  // word offsets t stride < n <= 2^32
+                const unsigned stride32 = 1u << (LOGQ + c.logm);
 #pragma unroll
-            for (unsigned t = 0; t < P; ++t) v[t] = src[t * stride];
+                for (unsigned t = 0; t < P; ++t) v[t] = src[t * stride32];
+            } else {
+#pragma unroll
+                for (unsigned t = 0; t < P; ++t) v[t] = src[t * stride];
+            }
             if (cexp) {
-                const u64 e0 = cexp * k, es = cexp << LOGQ;
+                if constexpr (V == 7) {  // exponents below n <= 2^32
+                    const unsigned e0 = (unsigned)cexp * k, es = (unsigned)cexp << LOGQ;
 #pragma unroll
-                for (unsigned t = 0; t < P; ++t) v[t] = twiddle(v[t], e0 + t * es, c);
+                    for (unsigned t = 0; t < P; ++t) v[t] = twiddle<V>(v[t], e0 + t * es, c);
+                } else {
+                    const u64 e0 = cexp * k, es = cexp << LOGQ;
+#pragma unroll
+                    for (unsigned t = 0; t < P; ++t) v[t] = twiddle<V>(v[t], e0 + t * es, c);
+                }
             }
         } else {
 #pragma unroll
             for (unsigned t = 0; t < P; ++t) v[t] = s[sw(base, first + (t << LOGQ))];
         }
-        dif_regs<C, LOGQ>(v, m, c.rs + LOGR - LOGQ - C, c.roots, c.p);
+        dif_regs<V, C, LOGQ>(v, m, (V == 7 ? 0 : c.rs) + LOGR - LOGQ - C, c.roots, c.p);
         if (gout) {  // last chunk: LOGQ = 0, first = k 2^C, position first + t holds X_brev(first + t)
             const unsigned kb = LOGR > C ? __brev(k) >> (32 - (LOGR - C)) : 0;
             word* dst = c.out + (b << c.logn) + ((j >> c.logns) << (c.logns + LOGR)) + (j & (ns - 1)) + ((u64)kb << c.logns);
             const u64 stride = (u64)1 << (LOGR - C + c.logns);
+            if constexpr (V == 7) {  // word offsets below R Ns <= n <= 2^32
+                const unsigned stride32 = 1u << (LOGR - C + c.logns);
 #pragma unroll
-            for (unsigned t = 0; t < P; ++t) dst[brev_c(t, C) * stride] = finish(v[t], c);
+                for (unsigned t = 0; t < P; ++t) dst[brev_c(t, C) * stride32] = finish(v[t], c);
+            } else {
+#pragma unroll
+                for (unsigned t = 0; t < P; ++t) dst[brev_c(t, C) * stride] = finish(v[t], c);
+            }
         } else {
 #pragma unroll
             for (unsigned t = 0; t < P; ++t) s[sw(base, first + (t << LOGQ))] = v[t];
@@ -319,21 +351,21 @@ __device__ __forceinline__ void chunk6(word* s, bool gin, bool gout, const Ctx& 
 }
 
 // Chunks I, I+1, ... of the DFT_R (four stages each, the last one LOGR mod 4 when nonzero).
-template <int LOGR, int I>
+template <int V, int LOGR, int I>
 __device__ __forceinline__ void chunks6(word* s, bool gin, bool gout, const Ctx& c) {
     constexpr int DONE = 4 * I, LEFT = LOGR - DONE;
     if constexpr (LEFT > 0) {
         constexpr int C = LEFT < 4 ? LEFT : 4;
         constexpr bool LAST = LEFT == C;
-        chunk6<LOGR, C, LEFT - C>(s, I == 0 && gin, LAST && gout, c);
+        chunk6<V, LOGR, C, LEFT - C>(s, I == 0 && gin, LAST && gout, c);
         if constexpr (!LAST) {
             __syncthreads();
-            chunks6<LOGR, I + 1>(s, gin, gout, c);
+            chunks6<V, LOGR, I + 1>(s, gin, gout, c);
         }
     }
 }
 
-template <int LOGR>
+template <int V, int LOGR>
 __device__ __forceinline__ void pass6(word* s, const Ctx& c) {
     constexpr unsigned R = 1u << LOGR, LOGT = LOGE - LOGR, T = 1u << LOGT, ROW = R + (T > 1);
     const u64 mg = 1ull << c.logm, ns = 1ull << c.logns;
@@ -345,15 +377,28 @@ __device__ __forceinline__ void pass6(word* s, const Ctx& c) {
             if (g < c.groups) {
                 u64 b = g >> c.logm, j = g & (mg - 1);
                 word x = c.in[(b << c.logn) + j + ((u64)r << c.logm)];
-                x = twiddle(x, ((j & (ns - 1)) * r) << (c.logm - c.logns), c);
+                x = twiddle<V>(x, ((j & (ns - 1)) * r) << (c.logm - c.logns), c);
                 s[sw(tl * ROW, r)] = x;
             }
         }
         __syncthreads();
     }
-    chunks6<LOGR, 0>(s, gin, gout, c);
+    chunks6<V, LOGR, 0>(s, gin, gout, c);
     if (!gout) {
         __syncthreads();
+        if constexpr (V == 7) {
+            if (gin) {  // the block's groups are the columns j0 .. j0 + T - 1 of transform b0 (T | n/R)
+                const unsigned j0 = (unsigned)(c.g0 & (mg - 1)), nsm = (1u << c.logns) - 1;
+                word* dst = c.out + ((c.g0 >> c.logm) << c.logn);
+#pragma unroll 4
+                for (unsigned i = threadIdx.x; i < E; i += NT) {  // word offsets below n <= 2^32
+                    const unsigned tl = i >> LOGR, k = i & (R - 1), j = j0 + tl;
+                    const word x = s[sw(tl * ROW, __brev(k) >> (32 - LOGR))];
+                    dst[((j & ~nsm) << LOGR) + (j & nsm) + (k << c.logns)] = finish(x, c);
+                }
+                return;
+            }
+        }
         for (unsigned i = threadIdx.x; i < E; i += NT) {
             unsigned tl, k;
             if (ns >= T) { k = i >> LOGT; tl = i & (T - 1); }  // (not reached: then gout)
@@ -368,7 +413,8 @@ __device__ __forceinline__ void pass6(word* s, const Ctx& c) {
     }
 }
 
-extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass6(
+template <int V>
+__device__ __forceinline__ void pass67(
     const word* __restrict__ in, word* __restrict__ out, u64 p64, unsigned logn, unsigned logr,
     unsigned logns, u64 groups, const pair* __restrict__ roots, unsigned logr0,
     const pair* __restrict__ tlo, const pair* __restrict__ thi, unsigned logl, u64 scale64,
@@ -381,7 +427,7 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass6(
     c.g0 = (u64)blockIdx.x << (LOGE - logr); c.groups = groups;
     c.roots = roots; c.tlo = tlo; c.thi = thi;
     switch (logr) {
-#define GPMP_PASS6(L) case L: pass6<L>(s, c); break;
+#define GPMP_PASS6(L) case L: pass6<V, L>(s, c); break;
         GPMP_PASS6(1) GPMP_PASS6(2) GPMP_PASS6(3) GPMP_PASS6(4) GPMP_PASS6(5) GPMP_PASS6(6)
         GPMP_PASS6(7) GPMP_PASS6(8) GPMP_PASS6(9) GPMP_PASS6(10) GPMP_PASS6(11) GPMP_PASS6(12)
 #if LOGE >= 13
@@ -391,3 +437,16 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass6(
         default: break;
     }
 }
+
+#define GPMP_PASS_ARGS                                                                             \
+    const word* __restrict__ in, word* __restrict__ out, u64 p64, unsigned logn, unsigned logr,    \
+    unsigned logns, u64 groups, const pair* __restrict__ roots, unsigned logr0,                    \
+    const pair* __restrict__ tlo, const pair* __restrict__ thi, unsigned logl, u64 scale64,        \
+    u64 scaleq64
+extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass6(GPMP_PASS_ARGS) {
+    pass67<6>(in, out, p64, logn, logr, logns, groups, roots, logr0, tlo, thi, logl, scale64, scaleq64);
+}
+extern "C" __global__ void __launch_bounds__(NT, MINB) ntt_pass7(GPMP_PASS_ARGS) {
+    pass67<7>(in, out, p64, logn, logr, logns, groups, roots, logr0, tlo, thi, logl, scale64, scaleq64);
+}
+#undef GPMP_PASS_ARGS

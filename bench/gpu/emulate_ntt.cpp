@@ -1,10 +1,11 @@
-// CPU emulation of kernels/ntt.cu (ntt_pass6 = v6, ntt_pass = v5): every block runs as NT host threads
+// CPU emulation of kernels/ntt.cu (ntt_pass7 = v7, ntt_pass6 = v6, ntt_pass = v5): every block runs as NT host threads
 // with a std::barrier for __syncthreads, over the same pass structure and tables as src/gpu/ntt.rs,
 // and the result is compared with a recursive radix-2 NTT. Checks a kernel change without a GPU.
 //   build (one kernel specialisation per binary, defines as in src/gpu/ntt.rs::spec):
 //     g++ -O2 -std=c++20 -pthread -DWORD=64 -DLOGE=12 -DNT=256 -DLAZY=1 -DMINB=4 \
 //         bench/gpu/emulate_ntt.cpp -o /tmp/emu64
-//   run: /tmp/emu64 p log2n count inverse [kernel 6|5] [max log2 radix of a pass, default 10]
+//   run: /tmp/emu64 p log2n count inverse [kernel 7|6|5] [max log2 radix of a pass, default 10]
+//   (v7 gets each pass's compact root table with logr0 = logr, as src/gpu/ntt.rs passes it)
 //     e.g. /tmp/emu64 4611685944339202049 21 1 0   (three passes; prints ok/FAIL and exits 1 on FAIL)
 //   p must be prime with 2^log2n | p - 1; LAZY=1 needs p < 2^(WORD-2).
 #include <cstdint>
@@ -69,12 +70,14 @@ int main(int argc, char** argv) {
         unsigned logr = rad[i]; u64 groups = (n * count) >> logr; u64 blocks = (groups + (1ull << (LOGE - logr)) - 1) >> (LOGE - logr);
         bool last = i + 1 == rad.size(); u64 s1 = last ? sc : 1, s2 = last ? comp(sc, p) : 0;
         word* src = iny ? b.data() : a.data(); word* dst = iny ? a.data() : b.data();
+        auto own = table(powm(wi, n >> logr, p), 1ull << (logr - 1), p);
         std::vector<std::thread> th;
         for (unsigned t = 0; t < NT; t++) th.emplace_back([&, t] {
             threadIdx.x = t;
             for (u64 blk = 0; blk < blocks; blk++) {
                 blockIdx.x = blk;
-                if (kern == 6) ntt_pass6(src, dst, p, logn, logr, logns, groups, roots.data(), logr0, tlo.data(), thi.data(), logl, s1, s2);
+                if (kern == 7) ntt_pass7(src, dst, p, logn, logr, logns, groups, own.data(), logr, tlo.data(), thi.data(), logl, s1, s2);
+                else if (kern == 6) ntt_pass6(src, dst, p, logn, logr, logns, groups, roots.data(), logr0, tlo.data(), thi.data(), logl, s1, s2);
                 else ntt_pass(src, dst, p, logn, logr, logns, groups, roots.data(), logr0, tlo.data(), thi.data(), logl, s1, s2);
                 __syncthreads();
             }

@@ -5,11 +5,13 @@
 //! The transform is a sequence of radix-R Stockham passes (`kernels/ntt.cu`), each reading and
 //! writing every word once, in 32-bit words and arithmetic when p < 2^31, else 64-bit, with lazy
 //! reduction (values in [0, 2p) between stages) when p < 2^30 or 2^62 respectively. A [`Variant`]
-//! is the kernel (v6 `ntt_pass6`: compile-time radix, first and last register chunks fused with
-//! the global load and store; v5 `ntt_pass`: the previous generic kernel) and the number of
-//! passes, of nearly equal radix ≤ 2^12 (2^13 in 32-bit words). The default is v6 with one pass up
-//! to 2^12 (2^13) and ⌈k/10⌉ passes above (2^24 = 3 passes of 2^8); at first use per size class
-//! [`autotune`] times the candidates (fewest passes, one more, v5) and keeps the fastest.
+//! is the kernel (v7 `ntt_pass7`, for n ≤ 2^32: v6 with roots at a compile-time stride and a
+//! branch-free inter-pass twiddle in 32-bit index arithmetic; v6 `ntt_pass6`: compile-time radix,
+//! first and last register chunks fused with the global load and store; v5 `ntt_pass`: the
+//! generic kernel) and the number of passes, of nearly equal radix ≤ 2^12 (2^13 in 32-bit words).
+//! The default is v7 (v6 above 2^32) with one pass up to 2^12 (2^13) and ⌈k/10⌉ passes above
+//! (2^24 = 3 passes of 2^8); at first use per size class [`autotune`] times the candidates
+//! (fewest passes, one more, the older kernels) and keeps the fastest.
 //! Twiddles are precomputed on the host with their Shoup companions ⌊t·2^bits/p⌋: the DFT_R roots
 //! (R/2 of them for each radix R ≤ 2^12 or n, compact per radix) and w^e for e < n as a product of two tables of about √n entries each.
 //! [`ntt_many`] splits a batch that does not fit in free device memory.
@@ -128,33 +130,41 @@ pub fn passes(logn: u32, p: u64) -> usize {
     pass_radices(logn, loge(if p < 1 << 31 { 32 } else { 64 })).len()
 }
 
-/// A pass structure: the kernel (v6 `ntt_pass6` or v5 `ntt_pass`) and the number of passes.
+/// The kernels, by index in [`Variant::kernel`] − 5.
+const KERNELS: [&str; 3] = ["ntt_pass", "ntt_pass6", "ntt_pass7"];
+
+/// A pass structure: the kernel (7 `ntt_pass7`, 6 `ntt_pass6` or 5 `ntt_pass`) and the number of
+/// passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
-    pub v6: bool,
+    pub kernel: u32,
     pub passes: u32,
 }
 
 impl Variant {
     pub fn label(&self) -> String {
-        format!("v{}/{}", if self.v6 { 6 } else { 5 }, self.passes)
+        format!("v{}/{}", self.kernel, self.passes)
     }
 }
 
-/// The candidates for length 2^logn, the default first: v6 with the default passes, v6 with the
-/// fewest passes and one more (from 2^10 on), v5 with the default passes.
+/// The candidates for length 2^logn, the default first: the newest kernel (v7 for n ≤ 2^32, its
+/// exponents being 32-bit, else v6) with the default passes, with the fewest passes and one more
+/// (from 2^10 on), then v6 (when v7 leads) and v5 with the default passes.
 fn variants(logn: u32, loge: u32) -> Vec<Variant> {
     let d = pass_radices(logn, loge).len() as u32;
-    let mut v = vec![Variant { v6: true, passes: d }];
+    let top = if logn <= 32 { 7 } else { 6 };
+    let mut v = vec![Variant { kernel: top, passes: d }];
     if logn >= 10 {
         let kmin = logn.div_ceil(loge);
         for k in [kmin, kmin + 1] {
             if !v.iter().any(|x| x.passes == k) {
-                v.push(Variant { v6: true, passes: k });
+                v.push(Variant { kernel: top, passes: k });
             }
         }
     }
-    v.push(Variant { v6: false, passes: d });
+    for kernel in (5..top).rev() {
+        v.push(Variant { kernel, passes: d });
+    }
     v
 }
 
@@ -199,8 +209,8 @@ pub struct Plan<W: Word> {
     tlo: CudaSlice<W>,
     thi: CudaSlice<W>,
     scale: (u64, u64),
-    /// `ntt_pass` (v5) and `ntt_pass6` (v6).
-    funcs: [CudaFunction; 2],
+    /// `ntt_pass` (v5), `ntt_pass6` (v6) and `ntt_pass7` (v7).
+    funcs: [CudaFunction; 3],
     /// The launchable candidates, the default first.
     variants: Vec<Variant>,
     /// The autotuner's key without the size class.
@@ -231,15 +241,15 @@ impl<W: Word> Plan<W> {
         let spec = spec(W::BITS, p >> (W::BITS - 2) == 0);
         let module = compile::module(dev, &spec)?;
         let load = |name| module.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e));
-        let funcs = [load("ntt_pass")?, load("ntt_pass6")?];
+        let funcs = [load(KERNELS[0])?, load(KERNELS[1])?, load(KERNELS[2])?];
         // Launch shape from the kernels' resources: a kernel that cannot keep one block of NT
         // threads with the largest shared-memory request resident is never launched.
         let shared = shared_bytes(W::BITS, logr0) as usize;
-        let mut launchable = [false; 2];
+        let mut launchable = [false; 3];
         for (ok, f) in launchable.iter_mut().zip(&funcs) {
             *ok = autotune::resources(dev, f, NT, shared)?.blocks_per_sm > 0;
         }
-        let variants: Vec<Variant> = variants(logn, loge(W::BITS)).into_iter().filter(|v| launchable[usize::from(v.v6)]).collect();
+        let variants: Vec<Variant> = variants(logn, loge(W::BITS)).into_iter().filter(|v| launchable[v.kernel as usize - 5]).collect();
         if variants.is_empty() {
             return Err(Error::Cuda(format!("no NTT kernel can run on {} with {NT} threads a block", dev.name)));
         }
@@ -327,7 +337,7 @@ impl<W: Word> Plan<W> {
         if !self.variants.contains(&v) {
             return invalid!("{v:?} is not a pass structure of this plan");
         }
-        let func = &self.funcs[usize::from(v.v6)];
+        let func = &self.funcs[v.kernel as usize - 5];
         let mut in_y = false;
         let mut logns = 0;
         let radices = balanced(self.logn, v.passes);
@@ -346,9 +356,10 @@ impl<W: Word> Plan<W> {
             let mut b = stream.launch_builder(func);
             b.arg(src).arg(dst).arg(&self.p).arg(&self.logn).arg(&logr).arg(&logns).arg(&groups);
             b.arg(&roots).arg(&logr).arg(&self.tlo).arg(&self.thi).arg(&self.logl).arg(&scale).arg(&scaleq);
-            // SAFETY: the arguments match the signature of ntt_pass and ntt_pass6; src and dst hold
+            // SAFETY: the arguments match the signature of the three kernels; src and dst hold
             // `total` words and every index the kernels form is below `total` (b < count,
-            // j < n/R, r, k < R); logr ≤ LOGE, and `roots` holds the R/2 roots of radix R.
+            // j < n/R, r, k < R); logr ≤ LOGE, `roots` holds the R/2 roots of radix R (v7 reads
+            // them at stride 1: logr0 = logr), and v7 runs only for n ≤ 2^32.
             unsafe { b.launch(cfg) }.map_err(|e| driver_err("ntt_pass launch", e))?;
             in_y = !in_y;
             logns += logr;
@@ -491,8 +502,10 @@ mod tests {
         for bits in [32, 64] {
             for logn in 1..=MAX_LOGN {
                 let v = variants(logn, loge(bits));
-                assert_eq!(v[0], Variant { v6: true, passes: pass_radices(logn, loge(bits)).len() as u32 });
-                assert!(v.iter().any(|x| !x.v6), "v5 is always a candidate");
+                let top = if logn <= 32 { 7 } else { 6 };
+                assert_eq!(v[0], Variant { kernel: top, passes: pass_radices(logn, loge(bits)).len() as u32 });
+                assert!((5..=top).all(|k| v.iter().any(|x| x.kernel == k)), "every kernel up to v{top} is a candidate");
+                assert!(v.iter().all(|x| x.kernel <= top), "v7 only up to 2^32");
                 for x in &v {
                     let r = balanced(logn, x.passes);
                     assert_eq!(r.iter().sum::<u32>(), logn);
@@ -638,7 +651,7 @@ mod tests {
             }
         }
 
-        /// Every candidate pass structure of the plan (v6 and v5, each pass count the autotuner may
+        /// Every candidate pass structure of the plan (v7, v6 and v5, each pass count the autotuner may
         /// pick) against the naive DFT, at every length up to 2^13 and counts 1 and 3 (partial
         /// blocks), sampled at 2^16..2^24 (two and three passes), for lazy and non-lazy primes in
         /// both word sizes; the inverse plan restores the input.
