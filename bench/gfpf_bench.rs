@@ -270,7 +270,8 @@ fn main() {
                 3
             };
             let mut y = x.clone();
-            one.install(|| f.dft(&mut y, n, &w).unwrap()); // builds and caches the twiddles
+            // Builds and caches the twiddles.
+            one.install(|| f.dft(&mut y, n, &w).unwrap());
             // The same DFT over GMP (single thread), twiddles precomputed outside the timing, every
             // mpz allocated in index order with room for 2·pl + 1 limbs (no reallocation inside).
             let room = 2 * pl + 1;
@@ -342,7 +343,9 @@ fn main() {
         for lg in 12..=max_lg {
             let n = 1usize << lg;
             let w = f.root_of_unity(n).unwrap();
-            let x: Vec<u64> = (0..n).flat_map(|i| f.from_u64(rng.next() ^ i as u64)).collect();
+            let x: Vec<u64> = (0..n)
+                .flat_map(|i| f.from_u64(rng.next() ^ i as u64))
+                .collect();
             let mut y = x.clone();
             let tp = best_wall(if lg <= 17 { 5 } else { 3 }, || {
                 y.copy_from_slice(&x);

@@ -191,7 +191,8 @@ impl Plan<'_> {
         let batch = |bi: usize, tmp: &mut Vec<u64>| {
             let u0 = 8 * bi;
             let cnt = (lanes - u0).min(8);
-            let (mut sp, mut dp, mut step) = ([std::ptr::null(); 8], [std::ptr::null_mut(); 8], [0; 8]);
+            let (mut sp, mut dp, mut step) =
+                ([std::ptr::null(); 8], [std::ptr::null_mut(); 8], [0; 8]);
             for l in 0..cnt {
                 let (a, j) = ((u0 + l) >> lc, (u0 + l) & (c - 1));
                 // SAFETY: in the buffers of N elements (a·n2·c + j < N, a·c + j < N).

@@ -75,7 +75,11 @@ impl Twiddles {
     /// The k words of lane l's twiddle for element e.
     fn ptr(&self, l: usize, e: usize, k: usize) -> *const u64 {
         let i = self.step[l] * e;
-        let i = if self.inverse { (self.n - i) & (self.n - 1) } else { i };
+        let i = if self.inverse {
+            (self.n - i) & (self.n - 1)
+        } else {
+            i
+        };
         // SAFETY: i < n, the table holds n elements (caller of dft8).
         unsafe { self.table.add(i * k) }
     }
@@ -89,7 +93,13 @@ pub(super) fn base8(f: &Gfpf, x: &mut [u64], m: usize, em: usize) {
     let k = f.k;
     let src = std::array::from_fn(|l| x[l * m * k..].as_ptr());
     let dst = std::array::from_fn(|l| x[l * m * k..].as_mut_ptr());
-    let io = Lanes { src, src_step: k, dst, dst_step: k, lanes: 8 };
+    let io = Lanes {
+        src,
+        src_step: k,
+        dst,
+        dst_step: k,
+        lanes: 8,
+    };
     // SAFETY: eight disjoint rows of m elements in x.
     unsafe { dft8(f, m, em, &io, None) };
 }
@@ -550,13 +560,7 @@ unsafe fn mul8_k<const K: usize>(f: &Gfpf, z: &mut [u64], y: &[*const u64; 8]) {
 /// [`dft8`] for k = K.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
-unsafe fn dft8_k<const K: usize>(
-    f: &Gfpf,
-    m: usize,
-    em: usize,
-    io: &Lanes,
-    tw: Option<&Twiddles>,
-) {
+unsafe fn dft8_k<const K: usize>(f: &Gfpf, m: usize, em: usize, io: &Lanes, tw: Option<&Twiddles>) {
     BUF.with_borrow_mut(|buf| {
         let w = 2 * K;
         if buf.len() < m * w {
