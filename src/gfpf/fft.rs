@@ -525,10 +525,10 @@ mod tests {
         }
     }
 
-    /// N = 2^16 for P3 (16·16 · 16·16: step (3) rows of 256 > 2k, so the twiddles run as separate
-    /// IFMA batches, not fused): the AVX-512 path equals the scalar one, forward and inverse.
+    /// N = 2^16 for P3 (four passes of 16, 512 batches each, split over the rayon pool): the
+    /// AVX-512 path equals the scalar one, forward and inverse.
     #[test]
-    fn simd_matches_scalar_with_unfused_twiddles() {
+    fn simd_matches_scalar_at_2_16() {
         let mut rng = Rng(0xDA);
         let f = super::Gfpf::builtin(8).unwrap();
         let n = 1 << 16;
