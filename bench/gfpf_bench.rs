@@ -2,8 +2,12 @@
 //! GMP mpz (iterative radix-2, mpz_mul + mpz_mod per butterfly, precomputed twiddles), and the
 //! element product against mpz_mul + mpz_mod.
 //!
-//! `cargo run --release --example gfpf_bench [max_lg]` (default 16): per N, interleaved rounds of
-//! the DFT on the AVX-512 path, on the forced scalar fallback and over GMP, medians;
+//! `cargo run --release --example gfpf_bench [max_lg]` (default 16): per N, after one untimed
+//! warm-up round, interleaved rounds of the DFT on the AVX-512 path, on the forced scalar fallback
+//! and over GMP (the order reversed every other round), all on one thread of a 1-thread pool,
+//! medians; the multi-thread wall times afterwards, in a separate loop (so that no many-thread
+//! burst runs between single-thread timings). The GMP data is allocated in index order with room
+//! for a product (mpz_init2), so that the timed FFT never reallocates;
 //! `cargo run --release --example gfpf_bench mul`: plain against FFT-based (CRT) product per k. Single-thread times are
 //! thread CPU times (best of a few runs), so that a shared machine's load does not inflate them.
 use gmp_mpfr_sys::gmp;
@@ -24,12 +28,24 @@ impl Z {
             Z(z.assume_init())
         }
     }
+    /// Zero with room for `limbs` limbs.
+    fn with_limbs(limbs: usize) -> Self {
+        let mut z = MaybeUninit::uninit();
+        unsafe {
+            gmp::mpz_init2(z.as_mut_ptr(), (64 * limbs) as _);
+            Z(z.assume_init())
+        }
+    }
     fn from_limbs(l: &[u64]) -> Self {
         let mut z = Z::new();
         unsafe { gmp::mpz_import(&mut z.0, l.len(), -1, 8, 0, 0, l.as_ptr().cast()) };
         z
     }
 }
+// SAFETY: a Z owns its limbs; the timings move the data to the pool's one thread and back.
+unsafe impl Send for Z {}
+// SAFETY: shared Z are only read.
+unsafe impl Sync for Z {}
 impl Drop for Z {
     fn drop(&mut self) {
         unsafe { gmp::mpz_clear(&mut self.0) }
@@ -247,19 +263,22 @@ fn main() {
             let w = f.root_of_unity(n).unwrap();
             let x: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
             let reps = if lg <= 14 {
-                7
+                9
             } else if lg <= 17 {
                 5
             } else {
                 3
             };
             let mut y = x.clone();
-            f.dft(&mut y, n, &w).unwrap(); // builds and caches the twiddles
-                                           // The same DFT over GMP (single thread), twiddles precomputed outside the timing.
+            // Builds and caches the twiddles.
+            one.install(|| f.dft(&mut y, n, &w).unwrap());
+            // The same DFT over GMP (single thread), twiddles precomputed outside the timing, every
+            // mpz allocated in index order with room for 2·pl + 1 limbs (no reallocation inside).
+            let room = 2 * pl + 1;
             let wz = to_z(&w);
             let mut tw = vec![Z::from_limbs(&[1])];
             for i in 1..n / 2 {
-                let mut z = Z::new();
+                let mut z = Z::with_limbs(room);
                 unsafe {
                     gmp::mpz_mul(&mut z.0, &tw[i - 1].0, &wz.0);
                     gmp::mpz_mod(&mut z.0, &z.0, &p.0);
@@ -267,38 +286,40 @@ fn main() {
                 tw.push(z);
             }
             let xz: Vec<Z> = x.chunks(k).map(to_z).collect();
-            let mut yz: Vec<Z> = (0..n).map(|_| Z::new()).collect();
+            let mut yz: Vec<Z> = (0..n).map(|_| Z::with_limbs(room)).collect();
             let mut ys = x.clone();
-            // Interleaved rounds (AVX-512 path, scalar fallback, GMP), thread CPU time, medians.
+            // One untimed warm-up round, then interleaved rounds (AVX-512 path, scalar fallback,
+            // GMP; reversed every other round), thread CPU time of the pool's one thread, medians.
             let (mut t1, mut ts, mut tg) = (vec![], vec![], vec![]);
-            for _ in 0..reps {
-                for simd in [true, false] {
-                    gpmp::gfpf::set_simd(simd);
-                    let out = if simd { &mut y } else { &mut ys };
-                    let t = one.install(|| {
-                        best(1, || {
-                            out.copy_from_slice(&x);
-                            f.dft(out, n, &w).unwrap();
-                        })
-                    });
-                    if simd {
-                        t1.push(t)
-                    } else {
-                        ts.push(t)
+            one.install(|| {
+                for round in 0..=reps {
+                    let mut order = [0, 1, 2];
+                    if round % 2 == 1 {
+                        order.reverse();
+                    }
+                    for v in order {
+                        let t = if v < 2 {
+                            gpmp::gfpf::set_simd(v == 0);
+                            let out = if v == 0 { &mut y } else { &mut ys };
+                            best(1, || {
+                                out.copy_from_slice(&x);
+                                f.dft(out, n, &w).unwrap();
+                            })
+                        } else {
+                            best(1, || {
+                                for (d, s) in yz.iter_mut().zip(&xz) {
+                                    unsafe { gmp::mpz_set(&mut d.0, &s.0) };
+                                }
+                                gmp_fft(&mut yz, &tw, &p);
+                            })
+                        };
+                        if round > 0 {
+                            [&mut t1, &mut ts, &mut tg][v].push(t);
+                        }
                     }
                 }
-                tg.push(best(1, || {
-                    for (d, s) in yz.iter_mut().zip(&xz) {
-                        unsafe { gmp::mpz_set(&mut d.0, &s.0) };
-                    }
-                    gmp_fft(&mut yz, &tw, &p);
-                }));
-            }
-            gpmp::gfpf::set_simd(true);
-            let tp = best_wall(reps, || {
-                y.copy_from_slice(&x);
-                f.dft(&mut y, n, &w).unwrap();
             });
+            gpmp::gfpf::set_simd(true);
             // Same result?
             let same = y == ys
                 && yz
@@ -307,14 +328,30 @@ fn main() {
                     .all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });
             let (t1, ts, tg) = (median(t1), median(ts), median(tg));
             println!(
-                "k={k:3} N=2^{lg}: gfpf 1t {:9.2} ms (scalar {:9.2}) | gmp fft {:9.2} ms | speed-up 1t {:5.2}x (scalar {:5.2}x) | {threads}t wall {:8.2} ms [equal: {same}]",
+                "k={k:3} N=2^{lg}: gfpf 1t {:9.2} ms (scalar {:9.2}) | gmp fft {:9.2} ms | speed-up 1t {:5.2}x (scalar {:5.2}x) [equal: {same}]",
                 t1 * 1e3,
                 ts * 1e3,
                 tg * 1e3,
                 tg / t1,
                 tg / ts,
-                tp * 1e3,
             );
+        }
+    }
+    // The parallel transform on all threads, wall time, after all single-thread timings.
+    for k in [8usize, 16] {
+        let f = Gfpf::builtin(k).unwrap();
+        for lg in 12..=max_lg {
+            let n = 1usize << lg;
+            let w = f.root_of_unity(n).unwrap();
+            let x: Vec<u64> = (0..n)
+                .flat_map(|i| f.from_u64(rng.next() ^ i as u64))
+                .collect();
+            let mut y = x.clone();
+            let tp = best_wall(if lg <= 17 { 5 } else { 3 }, || {
+                y.copy_from_slice(&x);
+                f.dft(&mut y, n, &w).unwrap();
+            });
+            println!("k={k:3} N=2^{lg}: gfpf {threads}t wall {:8.2} ms", tp * 1e3);
         }
     }
 }

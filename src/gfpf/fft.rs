@@ -2,17 +2,19 @@
 //! X_i = Σ_j x_j ω^(ij), and its inverse with 1/N.
 //!
 //! Six-step recursion (Thesis (3.5)): N = N1·N2, x viewed as N1 × N2 (x[N2·n1 + n2]);
-//! (1) N2 DFTs of size N1 at ω^N2 on the columns (transposed to rows), (2) twiddles
-//! x[m1][n2] ·= ω^(m1·n2), (3) N1 DFTs of size N2 at ω^N1 on the rows, (4) a transpose gives
-//! X[m1 + N1·m2]. Every size ≤ K = 2k is a base case: its root is a 2k-th root of unity, i.e. a
-//! power r^t of r, so it runs as a radix-2 DFT whose butterflies multiply only by powers of r
-//! (shifts, [`Gfpf::butterfly`]). N is split into f = ⌈log_K N⌉ base sizes as even as possible
-//! (⌊f/2⌋ of them in N2); for N = K^e this is the K^e FFT of the papers: e·K^(e−1) shift-only
-//! DFT_K and (e−1)·N twiddle multiplications (fewer: those by ω^0 are skipped).
-//! With AVX-512 ([`simd`]), the base DFTs run eight rows per vector and the twiddles of step (2)
-//! are IFMA products fused into the base DFTs of step (3) that follow them.
-//! Rows of each step run in parallel (rayon); the twiddles ω^i (i < N) are tabulated once per
-//! (N, ω) and cached in the field.
+//! (1) N2 DFTs of size N1 on the columns, (2) twiddles x[m1][n2] ·= ω^(m1·n2), (3) N1 DFTs of
+//! size N2 on the rows, (4) X[m1 + N1·m2] = x[m1][m2]. N2 ≤ K = 2k is a base size: its root is a
+//! 2k-th root of unity, i.e. a power r^t of r, so it runs as a radix-2 DFT whose butterflies
+//! multiply only by powers of r (shifts, [`Gfpf::butterfly`]); step (1) recurses on N1 with the
+//! N2 columns as one batch of columns. N is cut into f = ⌈log_K N⌉ base sizes as even as
+//! possible; for N = K^e this is the K^e FFT of the papers: e·K^(e−1) shift-only DFT_K and
+//! (e−1)·N twiddle multiplications.
+//! No transposes: each level is one pass ([`Plan::pass`]) that reads its base DFTs' inputs in
+//! place (strided) and writes the outputs to their step-(4) places in the other buffer, the two
+//! buffers alternating so that the last pass lands in x (f passes over the data in all).
+//! With AVX-512 ([`simd`]), eight base DFTs run per vector, with the twiddles of step (2) as IFMA
+//! products fused into them. Batches run in parallel (rayon); the twiddles ω^i (i < N) are
+//! tabulated once per (N, ω) and cached in the field.
 use super::{simd, Gfpf};
 use crate::int::try_zeroed;
 use crate::{invalid, Result};
@@ -62,9 +64,9 @@ impl Gfpf {
 /// One transform: the field, its twiddles, the direction, and t with r^t = ω^(N/M0), M0 = min(N, 2k).
 struct Plan<'a> {
     f: &'a Gfpf,
-    /// Base DFTs through [`simd::base8`] (else scalar only).
+    /// Base DFTs through [`simd::dft8`] (else scalar only).
     simd: bool,
-    /// Twiddle products through [`simd::mul8`] / fused into [`simd::base8`].
+    /// Twiddle products fused into [`simd::dft8`] (else scalar products).
     mul_simd: bool,
     tw: &'a Twiddles,
     inverse: bool,
@@ -72,27 +74,23 @@ struct Plan<'a> {
     m0: usize,
 }
 
-/// dst (cols × rows) = transpose of src (rows × cols), elements of k words.
-fn transpose(dst: &mut [u64], src: &[u64], rows: usize, cols: usize, k: usize) {
-    // Constant k for P3/P4: the element copies become moves instead of memmove calls.
-    match k {
-        8 => transpose_k(dst, src, rows, cols, 8),
-        16 => transpose_k(dst, src, rows, cols, 16),
-        k => transpose_k(dst, src, rows, cols, k),
-    }
-}
+/// A buffer of N elements shared by the tasks of a pass, which touch disjoint elements.
+#[derive(Clone, Copy)]
+struct Buf(*mut u64);
+// SAFETY: the passes write disjoint elements from different tasks (see `Plan::pass`).
+unsafe impl Send for Buf {}
+// SAFETY: as above.
+unsafe impl Sync for Buf {}
 
-#[inline(always)]
-fn transpose_k(dst: &mut [u64], src: &[u64], rows: usize, cols: usize, k: usize) {
-    let grain = (GRAIN / (rows * k)).max(1);
-    dst.par_chunks_mut(rows * k)
-        .with_min_len(grain)
-        .enumerate()
-        .for_each(|(j, d)| {
-            for (i, e) in d.chunks_exact_mut(k).enumerate() {
-                e.copy_from_slice(&src[(i * cols + j) * k..][..k]);
-            }
-        });
+impl Buf {
+    /// The address of word i.
+    ///
+    /// # Safety
+    /// i is within the buffer.
+    unsafe fn at(self, i: usize) -> *mut u64 {
+        // SAFETY: caller.
+        unsafe { self.0.add(i) }
+    }
 }
 
 impl Plan<'_> {
@@ -111,34 +109,6 @@ impl Plan<'_> {
             (k2 - em) % k2
         } else {
             em
-        }
-    }
-
-    /// The base DFTs (size m ≤ 2k) of the rows of m elements of x: eight rows per AVX-512 batch
-    /// ([`simd::base8`]; a last batch of fewer rows is padded with zero rows), with the
-    /// twiddles `tw` of [`simd::Tw`] fused in when given (rows numbered from 0 in x); scalar
-    /// row by row without the AVX-512 path (`tw` must then be None); `t` is k words of scratch.
-    fn base_rows(&self, x: &mut [u64], m: usize, t: &mut [u64], tw: Option<simd::Tw>) {
-        let len = m * self.f.k;
-        if !(self.simd && m > 1) {
-            debug_assert!(tw.is_none());
-            for row in x.chunks_exact_mut(len) {
-                self.base(row, m, t);
-            }
-            return;
-        }
-        let em = self.base_exp(m);
-        for (b, batch) in x.chunks_mut(8 * len).enumerate() {
-            let shifted = |l: usize, e: usize| tw.unwrap()(8 * b + l, e);
-            let twb = tw.map(|_| &shifted as simd::Tw);
-            if batch.len() == 8 * len {
-                simd::base8(self.f, batch, m, em, twb);
-            } else {
-                let mut pad = vec![0u64; 8 * len];
-                pad[..batch.len()].copy_from_slice(batch);
-                simd::base8(self.f, &mut pad, m, em, twb);
-                batch.copy_from_slice(&pad[..batch.len()]);
-            }
         }
     }
 
@@ -175,82 +145,124 @@ impl Plan<'_> {
         }
     }
 
-    /// In-place DFTs of size n of the rows of x (one row when n > 2k), scratch of the same size.
-    fn rows(&self, x: &mut [u64], scratch: &mut [u64], n: usize) {
+    /// The base size n2 of the last pass of a DFT of size n > 2k: n is cut into
+    /// f = ⌈log_2k n⌉ base sizes as even as possible, the smallest ones last.
+    fn split(&self, n: usize) -> usize {
+        let lg = n.trailing_zeros();
+        let f = lg.div_ceil((2 * self.f.k).trailing_zeros());
+        1 << (lg / f)
+    }
+
+    /// DFTs of size n of the c columns of a (n rows of c elements), in place; b (as large) is
+    /// scratch. n = n1·n2: the columns of size n1 (the rows of n2·c elements, [`Plan::dft_out`]
+    /// into b), then the twiddled base DFTs of size n2 from b back to a ([`Plan::pass`]).
+    fn dft_in(&self, a: Buf, b: Buf, n: usize, c: usize) {
         if n <= 2 * self.f.k {
-            self.base_rows(x, n, &mut scratch[..self.f.k], None);
+            self.pass(a, a, 1, n, c);
         } else {
-            self.run(x, scratch, n);
+            let n2 = self.split(n);
+            self.dft_out(a, b, n / n2, n2 * c);
+            self.pass(b, a, n / n2, n2, c);
         }
     }
 
-    /// In-place DFT of size n (root ω^(N/n)) of x, with scratch of the same size.
-    fn run(&self, x: &mut [u64], scratch: &mut [u64], n: usize) {
-        let k = self.f.k;
-        let kk = 2 * k;
-        if n <= kk {
-            self.base(x, n, &mut scratch[..k]);
-            return;
+    /// [`Plan::dft_in`] with the result in b (a is scratch).
+    fn dft_out(&self, a: Buf, b: Buf, n: usize, c: usize) {
+        if n <= 2 * self.f.k {
+            self.pass(a, b, 1, n, c);
+        } else {
+            let n2 = self.split(n);
+            self.dft_in(a, b, n / n2, n2 * c);
+            self.pass(a, b, n / n2, n2, c);
         }
-        let (lg, lgk) = (n.trailing_zeros(), kk.trailing_zeros());
-        // f = ⌈lg/lgk⌉ base DFT sizes, as even as possible (so that no level has fewer than 8
-        // rows for the AVX-512 batches when avoidable), ⌊f/2⌋ of them in n2.
-        let f = lg.div_ceil(lgk);
-        let n2 = 1usize << (lg * (f / 2) / f);
-        let n1 = n / n2;
-        // (1) columns → rows of scratch, DFTs of size n1.
-        transpose(scratch, x, n1, n2, k);
-        // Base-size rows go in batches of eight (one per AVX-512 lane), larger ones one by one.
-        let batch = |m: usize| if m <= kk { 8 } else { 1 };
-        let (b1, b2) = (batch(n1), batch(n2));
-        let g1 = (GRAIN / (b1 * n1 * k)).max(1);
-        scratch
-            .par_chunks_mut(b1 * n1 * k)
-            .zip(x.par_chunks_mut(b1 * n1 * k))
-            .with_min_len(g1)
-            .for_each(|(rows, tmp)| self.rows(rows, tmp, n1));
-        transpose(x, scratch, n2, n1, k);
-        // (2) twiddles ω_n^(m1·n2), ω_n = ω^(N/n); (3) row DFTs of size n2.
-        let mult = self.tw.n / n;
-        let g2 = (GRAIN / (b2 * n2 * k)).max(1);
-        x.par_chunks_mut(b2 * n2 * k)
-            .zip(scratch.par_chunks_mut(b2 * n2 * k))
-            .enumerate()
-            .with_min_len(g2)
-            .for_each(|(c, (rows, tmp))| {
-                if self.mul_simd && n2 <= kk {
-                    // Twiddle products fused into the batched base DFTs (padding rows: any m1).
-                    let tw = |l: usize, j: usize| self.twiddle(mult * (c * 8 + l) * j).as_ptr();
-                    self.base_rows(rows, n2, &mut tmp[..k], Some(&tw));
-                    return;
+    }
+
+    /// Steps (2)–(4) of a level n = n1·n2 (n2 ≤ 2k) over c columns: src holds
+    /// Y[a][b] (row a·n2 + b, a < n1, b < n2, column j at element (a·n2 + b)·c + j), the DFTs of
+    /// size n1 already done; dst gets X[a + n1·b'] = Σ_b Y[a][b]·ω_n^(a·b)·ω_n2^(b·b'),
+    /// ω_n = ω^(N/n) (at element (a + n1·b')·c + j). The n1·c DFTs run eight per batch
+    /// ([`simd::dft8`], lanes = consecutive (a, j), j fastest), in parallel over batches; src may
+    /// be dst when n1 = 1 (no twiddles: the base DFTs of the first pass, in place).
+    fn pass(&self, src: Buf, dst: Buf, n1: usize, n2: usize, c: usize) {
+        let k = self.f.k;
+        let lanes = n1 * c;
+        let nb = lanes.div_ceil(8);
+        let (mult, lc, em) = (self.tw.n / (n1 * n2), c.trailing_zeros(), self.base_exp(n2));
+        let batch = |bi: usize, tmp: &mut Vec<u64>| {
+            let u0 = 8 * bi;
+            let cnt = (lanes - u0).min(8);
+            let (mut sp, mut dp, mut step) =
+                ([std::ptr::null(); 8], [std::ptr::null_mut(); 8], [0; 8]);
+            for l in 0..cnt {
+                let (a, j) = ((u0 + l) >> lc, (u0 + l) & (c - 1));
+                // SAFETY: in the buffers of N elements (a·n2·c + j < N, a·c + j < N).
+                unsafe {
+                    sp[l] = src.at((a * n2 * c + j) * k).cast_const();
+                    dp[l] = dst.at((a * c + j) * k);
                 }
-                let t = &mut tmp[..k];
-                for (i, row) in rows.chunks_exact_mut(n2 * k).enumerate() {
-                    let m1 = c * b2 + i;
-                    if m1 == 0 {
-                        continue;
-                    }
-                    let mut done = 0;
-                    if self.mul_simd {
-                        for (b, batch) in row.chunks_exact_mut(8 * k).enumerate() {
-                            let w = std::array::from_fn(|l| {
-                                self.twiddle(mult * m1 * (8 * b + l)).as_ptr()
-                            });
-                            // SAFETY: twiddles are k words each.
-                            unsafe { simd::mul8(self.f, batch, &w) };
-                            done += 8;
-                        }
-                    }
-                    for (j, e) in row.chunks_exact_mut(k).enumerate().skip(done.max(1)) {
-                        self.f.mul(t, e, self.twiddle(mult * m1 * j));
+                step[l] = mult * a;
+            }
+            let twiddled = step.iter().any(|&s| s != 0);
+            if self.mul_simd || (self.simd && !twiddled) {
+                let io = simd::Lanes {
+                    src: sp,
+                    src_step: c * k,
+                    dst: dp,
+                    dst_step: n1 * c * k,
+                    lanes: cnt,
+                };
+                let tw = simd::Twiddles {
+                    table: self.tw.pows.as_ptr(),
+                    step,
+                    n: self.tw.n,
+                    inverse: self.inverse,
+                };
+                // SAFETY: every (lane, element) of every batch is a distinct element of src and of
+                // dst (the index maps above are bijections); step·b < N (the table's size).
+                unsafe { simd::dft8(self.f, n2, em, &io, twiddled.then_some(&tw)) };
+                return;
+            }
+            // Scalar: gather the rows, twiddles, base DFTs (batched if possible), scatter.
+            let len = n2 * k;
+            tmp.resize(8 * len + k, 0);
+            let (rows, t) = tmp.split_at_mut(8 * len);
+            for l in 0..cnt {
+                for (b, e) in rows[l * len..][..len].chunks_exact_mut(k).enumerate() {
+                    // SAFETY: lane l's element b (as above).
+                    e.copy_from_slice(unsafe {
+                        std::slice::from_raw_parts(sp[l].add(b * c * k), k)
+                    });
+                    if b > 0 && step[l] != 0 {
+                        self.f.mul(t, e, self.twiddle(step[l] * b));
                         e.copy_from_slice(t);
                     }
                 }
-                self.rows(rows, tmp, n2);
-            });
-        // (4) X[m1 + n1·m2] = x[m1][m2].
-        transpose(scratch, x, n1, n2, k);
-        x.copy_from_slice(scratch);
+            }
+            if self.simd {
+                rows[cnt * len..].fill(0);
+                simd::base8(self.f, rows, n2, em);
+            } else {
+                for row in rows.chunks_exact_mut(len).take(cnt) {
+                    self.base(row, n2, t);
+                }
+            }
+            for l in 0..cnt {
+                for (b, e) in rows[l * len..][..len].chunks_exact(k).enumerate() {
+                    // SAFETY: lane l's output element b (as above).
+                    unsafe { std::slice::from_raw_parts_mut(dp[l].add(b * n1 * c * k), k) }
+                        .copy_from_slice(e);
+                }
+            }
+        };
+        if rayon::current_num_threads() == 1 || lanes * n2 * k < 2 * GRAIN {
+            let mut tmp = Vec::new();
+            (0..nb).for_each(|bi| batch(bi, &mut tmp));
+        } else {
+            (0..nb)
+                .into_par_iter()
+                .with_min_len((GRAIN / (8 * n2 * k)).max(1))
+                .for_each_init(Vec::new, |tmp, bi| batch(bi, tmp));
+        }
     }
 }
 
@@ -307,7 +319,7 @@ impl Gfpf {
             m0,
         };
         let mut scratch = try_zeroed(x.len())?;
-        plan.run(x, &mut scratch, n);
+        plan.dft_in(Buf(x.as_mut_ptr()), Buf(scratch.as_mut_ptr()), n, 1);
         Ok(())
     }
 
@@ -323,13 +335,23 @@ impl Gfpf {
         if n > 1 {
             let ninv = self.inv(&self.from_u64(n as u64))?;
             let k = self.k;
-            x.par_chunks_mut(k).with_min_len(GRAIN / k).for_each_init(
-                || vec![0u64; k],
-                |t, e| {
-                    self.mul(t, e, &ninv);
-                    e.copy_from_slice(t);
-                },
-            );
+            let simd = simd::mul_available(self);
+            x.par_chunks_mut(8 * k)
+                .with_min_len(GRAIN / (8 * k))
+                .for_each_init(
+                    || vec![0u64; k],
+                    |t, c| {
+                        if simd && c.len() == 8 * k {
+                            // SAFETY: ninv holds k words.
+                            unsafe { simd::mul8(self, c, &[ninv.as_ptr(); 8]) };
+                            return;
+                        }
+                        for e in c.chunks_exact_mut(k) {
+                            self.mul(t, e, &ninv);
+                            e.copy_from_slice(t);
+                        }
+                    },
+                );
         }
         Ok(())
     }
@@ -445,17 +467,21 @@ mod tests {
 
     /// The AVX-512 base DFTs and the forced scalar fallback give the same transform, equal to the
     /// naive DFT, on random and adversarial inputs (all −1, the impulse −1, all digits r − 1,
-    /// alternating edge elements), for P3, P4 and k = 32, every N up to 2^9..2^10 (base sizes, one
-    /// and two six-step levels), forward and inverse.
+    /// alternating edge elements), for P3, P4, k = 32 and r = 2^50 + 97·2^20, k = 8 (AVX-512 base
+    /// DFTs with scalar twiddle products, r < 2^60), every N up to 2^9..2^10 (base sizes, one and
+    /// two six-step levels, passes of fewer than eight rows), forward and inverse.
     #[test]
     fn simd_and_scalar_paths_match_naive() {
         use super::super::testing::elements;
         let mut rng = Rng(0xD9);
-        for k in [8usize, 16, 32] {
-            let f = super::Gfpf::builtin(k).unwrap();
+        let mut fs: Vec<_> = [8, 16, 32].map(|k| super::Gfpf::builtin(k).unwrap()).into();
+        fs.push(super::Gfpf::new((1 << 50) + 97 * (1 << 20), 8).unwrap());
+        for f in fs {
+            let k = f.k();
             if !super::simd::available(&f) {
                 eprintln!("no AVX-512F/DQ: only the scalar path runs for k = {k}");
             }
+            assert!(f.radix() >= 1 << 60 || !super::simd::mul_available(&f));
             let els = elements(&f, &mut rng, 3);
             let mut m1 = vec![0u64; k];
             f.set_minus_one(&mut m1);
@@ -499,10 +525,10 @@ mod tests {
         }
     }
 
-    /// N = 2^16 for P3 (16·16 · 16·16: step (3) rows of 256 > 2k, so the twiddles run as separate
-    /// IFMA batches, not fused): the AVX-512 path equals the scalar one, forward and inverse.
+    /// N = 2^16 for P3 (four passes of 16, 512 batches each, split over the rayon pool): the
+    /// AVX-512 path equals the scalar one, forward and inverse.
     #[test]
-    fn simd_matches_scalar_with_unfused_twiddles() {
+    fn simd_matches_scalar_at_2_16() {
         let mut rng = Rng(0xDA);
         let f = super::Gfpf::builtin(8).unwrap();
         let n = 1 << 16;

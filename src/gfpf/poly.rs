@@ -54,19 +54,13 @@ impl Gfpf {
         let (a, b) = rayon::join(|| self.dft(&mut fa, n, &w), || self.dft(&mut ga, n, &w));
         a?;
         b?;
-        fa.par_chunks_mut(k)
-            .zip(ga.par_chunks(k))
-            .with_min_len(64)
-            .for_each_init(
-                || vec![0u64; k],
-                |t, (x, y)| {
-                    self.mul(t, x, y);
-                    x.copy_from_slice(t);
-                },
-            );
-        self.idft(&mut fa, n, &w)?;
-        fa.truncate(hlen * k);
-        Ok(fa)
+        // The pointwise products (IFMA batches where available), then the inverse DFT.
+        let mut h = try_zeroed(n * k)?;
+        self.mul_n(&mut h, &fa, &ga);
+        drop((fa, ga));
+        self.idft(&mut h, n, &w)?;
+        h.truncate(hlen * k);
+        Ok(h)
     }
 }
 

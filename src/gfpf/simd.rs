@@ -50,21 +50,79 @@ pub(super) fn available(f: &Gfpf) -> bool {
     }
 }
 
+/// Where the eight lanes (rows) of a batch of [`dft8`] read and write: lane l's element e is read
+/// at `src[l] + e·src_step` and written at `dst[l] + e·dst_step` (words); lanes from `lanes` on
+/// are padding (they repeat lane 0's input and are not stored). Reads may overlap the writes
+/// of the same batch (in place): every input is loaded before the first store.
+pub(super) struct Lanes {
+    pub src: [*const u64; 8],
+    pub src_step: usize,
+    pub dst: [*mut u64; 8],
+    pub dst_step: usize,
+    pub lanes: usize,
+}
+
+/// The twiddles of a batch of [`dft8`]: element e of lane l is first multiplied by
+/// ω^i, i = step[l]·e < n (ω^−i when `inverse`), read from `table` (ω^i at i·k, i < n).
+pub(super) struct Twiddles {
+    pub table: *const u64,
+    pub step: [usize; 8],
+    pub n: usize,
+    pub inverse: bool,
+}
+
+impl Twiddles {
+    /// The k words of lane l's twiddle for element e.
+    fn ptr(&self, l: usize, e: usize, k: usize) -> *const u64 {
+        let i = self.step[l] * e;
+        let i = if self.inverse {
+            (self.n - i) & (self.n - 1)
+        } else {
+            i
+        };
+        // SAFETY: i < n, the table holds n elements (caller of dft8).
+        unsafe { self.table.add(i * k) }
+    }
+}
+
 /// In place, the DFTs of size m ≤ 2k at ω_m = r^em (em < 2k) of the eight consecutive rows of m
-/// elements in x (8·m·k words), as [`super::fft`]'s scalar base case computes them; with `tw`, the
-/// elements (but element 0 of each row) are first multiplied by their twiddles (the lazy product
-/// [`lazy_mul`] feeds the butterflies, one normalisation for both).
-/// Requires [`available`]`(f)`, and [`mul_available`]`(f)` with `tw`.
-pub(super) fn base8(f: &Gfpf, x: &mut [u64], m: usize, em: usize, tw: Option<Tw>) {
-    assert!(available(f) && x.len() == 8 * m * f.k && m <= 2 * f.k && m.is_power_of_two());
+/// elements in x (8·m·k words), as [`super::fft`]'s scalar base case computes them.
+/// Requires [`available`]`(f)`.
+pub(super) fn base8(f: &Gfpf, x: &mut [u64], m: usize, em: usize) {
+    assert!(x.len() == 8 * m * f.k);
+    let k = f.k;
+    let src = std::array::from_fn(|l| x[l * m * k..].as_ptr());
+    let dst = std::array::from_fn(|l| x[l * m * k..].as_mut_ptr());
+    let io = Lanes {
+        src,
+        src_step: k,
+        dst,
+        dst_step: k,
+        lanes: 8,
+    };
+    // SAFETY: eight disjoint rows of m elements in x.
+    unsafe { dft8(f, m, em, &io, None) };
+}
+
+/// The DFTs of size m ≤ 2k at ω_m = r^em (em < 2k) of the rows of a batch ([`Lanes`]), as
+/// [`super::fft`]'s scalar base case computes them; with `tw`, the elements are first multiplied
+/// by their twiddles (the lazy product [`lazy_mul`] feeds the butterflies, one normalisation for
+/// both; element 0 is taken as ω^0 = 1). Requires [`available`]`(f)`, m a power of 2 ≤ 2k, and
+/// [`mul_available`]`(f)` with `tw`.
+///
+/// # Safety
+/// The lanes below `io.lanes` read m canonical elements and write m elements as [`Lanes`] says,
+/// the writes of different lanes disjoint; `tw`'s table holds its n elements.
+pub(super) unsafe fn dft8(f: &Gfpf, m: usize, em: usize, io: &Lanes, tw: Option<&Twiddles>) {
+    assert!(available(f) && m <= 2 * f.k && m.is_power_of_two() && (1..=8).contains(&io.lanes));
     assert!(tw.is_none() || mul_available(f));
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: AVX-512F/DQ/IFMA detected (available), x holds 8·m·k words, twiddles (Tw).
+    // SAFETY: AVX-512F/DQ/IFMA detected (available), the pointers (caller).
     unsafe {
         match f.k {
-            8 => base8_k::<8>(f, x, m, em, tw),
-            16 => base8_k::<16>(f, x, m, em, tw),
-            _ => base8_k::<32>(f, x, m, em, tw),
+            8 => dft8_k::<8>(f, m, em, io, tw),
+            16 => dft8_k::<16>(f, m, em, io, tw),
+            _ => dft8_k::<32>(f, m, em, io, tw),
         }
     }
 }
@@ -183,7 +241,8 @@ fn split_digits<const K: usize>(x: &[__m512i], h: &mut [__m512i], l: &mut [__m51
 /// are finished by [`Gfpf::sub_carry`].
 ///
 /// # Safety
-/// Each p[lane] is writable for K words, the eight disjoint; AVX-512F/DQ.
+/// Each p[lane] for lane < `lanes` is writable for K words, these disjoint (the other lanes are
+/// not stored); AVX-512F/DQ.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq")]
 #[inline]
@@ -193,6 +252,7 @@ unsafe fn finish<const K: usize>(
     hs: &mut [__m512i],
     ls: &mut [__m512i],
     p: &[*mut u64; 8],
+    lanes: usize,
 ) {
     let zero = _mm512_setzero_si512();
     let mut q = [zero; K];
@@ -244,7 +304,7 @@ unsafe fn finish<const K: usize>(
     for blk in (0..K).step_by(8) {
         let mut v: [__m512i; 8] = std::array::from_fn(|j| out[blk + j]);
         transpose8(&mut v);
-        for (l, &d) in v.iter().enumerate() {
+        for (l, &d) in v.iter().enumerate().take(lanes) {
             // SAFETY: K writable words at p[l] (caller).
             unsafe { _mm512_storeu_si512(p[l].add(blk).cast(), d) };
         }
@@ -254,7 +314,7 @@ unsafe fn finish<const K: usize>(
         let mut cs = [0i64; 8];
         // SAFETY: eight writable words.
         unsafe { _mm512_storeu_si512(cs.as_mut_ptr().cast(), c) };
-        for (l, &cl) in cs.iter().enumerate() {
+        for (l, &cl) in cs.iter().enumerate().take(lanes) {
             if cl != 0 {
                 // SAFETY: K writable words at p[l], disjoint from the other lanes (caller).
                 f.sub_carry(
@@ -295,7 +355,8 @@ pub(super) fn mul_available(f: &Gfpf) -> bool {
 }
 
 /// Constants of [`lazy_mul`]: 52-bit pieces of r = r1·2^52 + r0 and of σ = 2^104 mod r
-/// (σ1·2^52 + σ0), ρ = ⌊2^104/r⌋ < 2^44, 1/r, 2^52.
+/// (σ1·2^52 + σ0), ρ = ⌊2^104/r⌋ < 2^44, 1/r, 2^52, and the bias B·r = b0 + b1·2^52 + b2·2^104
+/// (b0, b1 ∈ [2^59, 2^59 + 2^52), b2 = 2^30) with B < 2^75 as the lazy pair (bh, bl).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct MulC {
@@ -307,6 +368,9 @@ struct MulC {
     rho: __m512i,
     inv: __m512d,
     two52: __m512d,
+    b: [__m512i; 3],
+    bh: __m512i,
+    bl: __m512i,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -316,6 +380,12 @@ impl MulC {
         let m = (1u64 << 52) - 1;
         let (rho, sigma) = ((1u128 << 104) / r as u128, (1u128 << 104) % r as u128);
         let s = |v: u64| _mm512_set1_epi64(v as i64);
+        // T = 2^59 + 2^59·2^52 + b2·2^104 = b2·ρ·r + T', T' = b2·σ + 2^111 + 2^59 < 2^112;
+        // B = b2·ρ + ⌈T'/r⌉, δ = B·r − T < r goes into b0 and b1.
+        let b2 = 1u128 << 30;
+        let t = b2 * sigma + (1 << 111) + (1 << 59);
+        let c = t.div_ceil(r as u128);
+        let (bias, delta) = (b2 * rho + c, c * r as u128 - t);
         MulC {
             m52: s(m),
             r0: s(r & m),
@@ -325,11 +395,18 @@ impl MulC {
             rho: s(rho as u64),
             inv: _mm512_set1_pd(1.0 / r as f64),
             two52: _mm512_set1_pd(2f64.powi(52)),
+            b: [
+                s((1 << 59) + (delta as u64 & m)),
+                s((1 << 59) + (delta >> 52) as u64),
+                s(b2 as u64),
+            ],
+            bh: s((bias >> 32) as u64),
+            bl: s(bias as u64 & 0xFFFF_FFFF),
         }
     }
 
-    /// For v = a0 + a1·2^52 + a2·2^104 (a_i < 2^60 unsigned): the lazy pairs of ρ' and q with
-    /// v = q·r + ρ', ρ' ∈ [−r, 2r) and q < 2^72 (q goes one digit up).
+    /// For v = a0 + a1·2^52 + a2·2^104 (a0, a1 < 2^60, a2 < 2^31 unsigned): the lazy pairs of ρ'
+    /// and q with v = q·r + ρ', ρ' ∈ [−r, 2r) and q < 2^76 (q goes one digit up).
     ///
     /// a2·2^104 = a2·ρ·r + a2·σ; v' = a0 + a1·2^52 + a2·σ < 2^106 after a carry normalisation;
     /// q' = ⌊v'/r⌋ ± 1 from f64 (v' < 2^106 in two exact halves, quotient < 2^46: error ≪ 1);
@@ -365,12 +442,13 @@ impl MulC {
     }
 }
 
-/// The lazy pairs (h, l) (|h| < 2^44, 0 ≤ l < 2^36) of x·y for digit-major x, y (digits ≤ r,
+/// The lazy pairs (h, l) (|h| < 2^44, 0 ≤ l < 2^32) of x·y for digit-major x, y (digits ≤ r,
 /// r ≥ 2^60): the negacyclic sums u_j = P_j − N_j, P_j = Σ_{i≤j} x_i y_{j−i},
 /// N_j = Σ_{i>j} x_i y_{k+j−i}, each in three 52-bit-weight IFMA accumulators (digits split as
-/// a·2^52 + b, a < 2^12: seven 52 × 52-bit products per pair, sums < 3k·2^52 < 2^59), then P_j
-/// and N_j each reduced to ρ' + q·r ([`MulC::reduce`]): digit j gets ±ρ', digit j + 1 gets ±q
-/// (digit k wraps to −digit 0).
+/// a·2^52 + b, a < 2^12: seven 52 × 52-bit products per pair; weights 0 and 1 < 3k·2^52 < 2^59,
+/// weight 2 < k·(2^13 + 2^24) < 2^30), then u_j + B·r (the bias of [`MulC`], which makes every
+/// weight non-negative and < 2^60) reduced once to ρ' + q·r ([`MulC::reduce`]): digit j gets ρ',
+/// digit j + 1 gets q − B (digit k wraps to −digit 0).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
 #[inline]
@@ -421,11 +499,13 @@ fn lazy_mul<const K: usize>(
                 _mm512_add_epi64(_mm512_add_epi64(a[4], a[5]), a[6]),
             ]
         };
-        let [ph, pl, pqh, pql] = mc.reduce(sum(p));
-        let [nh, nl, nqh, nql] = mc.reduce(sum(n));
-        h[j] = _mm512_add_epi64(h[j], _mm512_sub_epi64(ph, nh));
-        l[j] = _mm512_add_epi64(l[j], _mm512_sub_epi64(pl, nl));
-        let (qh, ql) = (_mm512_sub_epi64(pqh, nqh), _mm512_sub_epi64(pql, nql));
+        let (p, n) = (sum(p), sum(n));
+        let u: [__m512i; 3] =
+            std::array::from_fn(|w| _mm512_add_epi64(_mm512_sub_epi64(p[w], n[w]), mc.b[w]));
+        let [rh, rl, qh, ql] = mc.reduce(u);
+        h[j] = _mm512_add_epi64(h[j], rh);
+        l[j] = _mm512_add_epi64(l[j], rl);
+        let (qh, ql) = (_mm512_sub_epi64(qh, mc.bh), _mm512_sub_epi64(ql, mc.bl));
         if j + 1 < K {
             h[j + 1] = _mm512_add_epi64(h[j + 1], qh);
             l[j + 1] = _mm512_add_epi64(l[j + 1], ql);
@@ -474,17 +554,13 @@ unsafe fn mul8_k<const K: usize>(f: &Gfpf, z: &mut [u64], y: &[*const u64; 8]) {
     lazy_mul::<K>(MulC::new(f.r), &xd, &yd, &mut h, &mut l);
     let zp: [*mut u64; 8] = std::array::from_fn(|i| z[i * K..].as_mut_ptr());
     // SAFETY: eight disjoint runs of K words in z.
-    unsafe { finish::<K>(f, Norm::new(f.r), &mut h, &mut l, &zp) };
+    unsafe { finish::<K>(f, Norm::new(f.r), &mut h, &mut l, &zp, 8) };
 }
 
-/// Twiddles of a batch of rows for [`base8`]: `w(lane, e)` points to the k words that element e
-/// of row `lane` is multiplied by before the DFT.
-pub(super) type Tw<'a> = &'a (dyn Fn(usize, usize) -> *const u64 + Sync);
-
-/// [`base8`] for k = K.
+/// [`dft8`] for k = K.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
-unsafe fn base8_k<const K: usize>(f: &Gfpf, x: &mut [u64], m: usize, em: usize, tw: Option<Tw>) {
+unsafe fn dft8_k<const K: usize>(f: &Gfpf, m: usize, em: usize, io: &Lanes, tw: Option<&Twiddles>) {
     BUF.with_borrow_mut(|buf| {
         let w = 2 * K;
         if buf.len() < m * w {
@@ -494,6 +570,10 @@ unsafe fn base8_k<const K: usize>(f: &Gfpf, x: &mut [u64], m: usize, em: usize, 
         let lg = m.trailing_zeros();
         let zero = _mm512_setzero_si512();
         let mc = MulC::new(f.r);
+        // Padding lanes read lane 0.
+        let lane = |l: usize| if l < io.lanes { l } else { 0 };
+        // One twiddle for all lanes (same step): broadcast instead of a transposed load.
+        let uniform = tw.is_some_and(|t| t.step.iter().all(|&s| s == t.step[0]));
         let (mut xd, mut yd) = ([zero; K], [zero; K]);
         // Load in bit-reversed order, transposed to digit-major, as lazy pairs (H, L), times
         // the twiddles if any.
@@ -503,15 +583,25 @@ unsafe fn base8_k<const K: usize>(f: &Gfpf, x: &mut [u64], m: usize, em: usize, 
             } else {
                 e.reverse_bits() >> (usize::BITS - lg)
             };
-            let xp: [*const u64; 8] = std::array::from_fn(|l| x[(l * m + e) * K..].as_ptr());
-            // SAFETY: row l's element e lies in x (x.len() = 8·m·K).
+            // SAFETY: lane l's element e (caller).
+            let xp: [*const u64; 8] =
+                std::array::from_fn(|l| unsafe { io.src[lane(l)].add(e * io.src_step) });
+            // SAFETY: as above.
             unsafe { load8::<K>(&xp, &mut xd) };
             let (hs, ls) = buf[pe * w..(pe + 1) * w].split_at_mut(K);
             match tw {
-                Some(tw) if e > 0 => {
-                    let yp: [*const u64; 8] = std::array::from_fn(|l| tw(l, e));
-                    // SAFETY: each twiddle pointer holds K words (Tw).
-                    unsafe { load8::<K>(&yp, &mut yd) };
+                Some(t) if e > 0 => {
+                    if uniform {
+                        let p = t.ptr(0, e, K);
+                        for (d, y) in yd.iter_mut().enumerate() {
+                            // SAFETY: K words of the table (Twiddles).
+                            *y = _mm512_set1_epi64(unsafe { *p.add(d) } as i64);
+                        }
+                    } else {
+                        let yp: [*const u64; 8] = std::array::from_fn(|l| t.ptr(lane(l), e, K));
+                        // SAFETY: each twiddle pointer holds K words (Twiddles).
+                        unsafe { load8::<K>(&yp, &mut yd) };
+                    }
                     lazy_mul::<K>(mc, &xd, &yd, hs, ls);
                 }
                 _ => split_digits::<K>(&xd, hs, ls),
@@ -554,9 +644,11 @@ unsafe fn base8_k<const K: usize>(f: &Gfpf, x: &mut [u64], m: usize, em: usize, 
         let nm = Norm::new(f.r);
         for e in 0..m {
             let (hs, ls) = buf[e * w..(e + 1) * w].split_at_mut(K);
-            let xp: [*mut u64; 8] = std::array::from_fn(|l| x[(l * m + e) * K..].as_mut_ptr());
-            // SAFETY: eight disjoint elements of x.
-            unsafe { finish::<K>(f, nm, hs, ls, &xp) };
+            // SAFETY: lane l's output element e (caller); padding lanes are not stored.
+            let dp: [*mut u64; 8] =
+                std::array::from_fn(|l| unsafe { io.dst[lane(l)].add(e * io.dst_step) });
+            // SAFETY: the lanes' outputs are disjoint (caller).
+            unsafe { finish::<K>(f, nm, hs, ls, &dp, io.lanes) };
         }
     });
 }
@@ -672,7 +764,7 @@ mod tests {
                             .chunks_exact(m * k)
                             .flat_map(|row| naive_shift_dft(&f, row, m, em))
                             .collect();
-                        super::base8(&f, &mut x, m, em, None);
+                        super::base8(&f, &mut x, m, em);
                         assert!(f.check_vec(&x, "x").is_ok(), "k = {k} m = {m} em = {em}");
                         assert_eq!(x, want, "k = {k} m = {m} em = {em} trial {trial}");
                     }
