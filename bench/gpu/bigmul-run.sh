@@ -9,14 +9,7 @@
 # backends at small sizes for AUTO's crossover) against
 # FLINT fmpz_mul at 1 thread. Logs under $OUT.
 set -u
-H=$PWD/${GPU_DIR:-.gpu-bigmul}
-nv=$(find /usr /opt -name 'libnvrtc.so.13' 2>/dev/null | head -1)
-export LD_LIBRARY_PATH="$H/lib:$(dirname "${nv:-/none}")"
-export XDG_CACHE_HOME=/tmp/gpmp-cache
-{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader;
-  lscpu | grep -E "Model name|^CPU\(s\)"; } > $OUT/device.txt 2>&1
-cat $OUT/device.txt
-t() { local s=$(date +%s); "$@"; echo "[$3 rc=$? $(( $(date +%s) - s ))s]"; }
+. "$(dirname "$0")/device-env.sh" .gpu-bigmul
 t timeout 65 $H/tests/gpmp-lib bigmul int::mul --test-threads=4 > $OUT/tests.log 2>&1
 grep -E "^test |test result|panicked|FAILED|failed" $OUT/tests.log | tail -20
 t env GPMP_TRACE=1 timeout 35 $H/bin/gpu_bigmul 16 18 20 22 24 26 28 30 > $OUT/gpu_bigmul.md 2> $OUT/gpu_bigmul.trace

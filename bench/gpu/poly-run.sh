@@ -8,12 +8,7 @@
 # GPU end to end, CPU), flint16.md (gpmp_poly_mul, backend AUTO, vs FLINT on all cores) and trace.err
 # (GPMP_TRACE stage times of the GPU product).
 set -u
-H=$PWD/${GPU_DIR:-.gpu-gpupoly}
-nv=$(find /usr /opt -name 'libnvrtc.so.13' 2>/dev/null | head -1)
-export LD_LIBRARY_PATH="$H/lib:$(dirname "${nv:-/none}")"
-export XDG_CACHE_HOME=/tmp/gpmp-cache
-{ date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; } > $OUT/device.txt
-cat $OUT/device.txt
+. "$(dirname "$0")/device-env.sh" .gpu-gpupoly
 timeout 120 $H/tests/gpmp-lib --test-threads=6 gpu > $OUT/tests.log 2>&1; echo "tests rc=$?"
 grep -E "test result|panicked|FAILED|failed" $OUT/tests.log | tail -12
 timeout 60 $H/bin/gpu_poly 5 2>&1 | tee $OUT/gpu_poly.md

@@ -5,14 +5,7 @@
 # tests/gpmp-lib (cargo test --release --features gpu-tests --lib --no-run), bin/gpmp-bench (make -C
 # bench), bin/gpu_poly. Writes under $OUT: device.txt, tests.log, flint16.md, trace.err, gpu_poly.md.
 set -u
-H=$PWD/${GPU_DIR:-.gpu-polyhost}
-nv=$(find /usr /opt -name 'libnvrtc.so.13' 2>/dev/null | head -1)
-export LD_LIBRARY_PATH="$H/lib:$(dirname "${nv:-/none}")"
-export XDG_CACHE_HOME=/tmp/gpmp-cache
-{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader;
-  lscpu | grep -E "Model name|^CPU\(s\)"; } > $OUT/device.txt 2>&1
-cat $OUT/device.txt
-t() { local s=$(date +%s); "$@"; echo "[$1 rc=$? $(( $(date +%s) - s ))s]"; }
+. "$(dirname "$0")/device-env.sh" .gpu-polyhost
 cases=${CASES:-2^16:256,2^17:64,2^20:64,2^20x2^4:64,2^20:256,2^22:64}
 t env BENCH_WARMUP=1 timeout 90 $H/bin/gpmp-bench poly-mul --threads $(nproc) --cases "$cases" --min-time 0.2 \
   > $OUT/flint16.md 2> $OUT/flint16.err

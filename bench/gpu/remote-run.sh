@@ -4,12 +4,7 @@
 # timing table (bench.md), the end-to-end GPU-vs-CPU table (e2e.md) and an Nsight Compute profile of one 2^24
 # transform, all under $OUT.
 set -u
-H=$PWD/.gpu-helper
-nv=$(find /usr /opt -name 'libnvrtc.so.13' 2>/dev/null | head -1)
-export LD_LIBRARY_PATH="$H/lib:$(dirname "${nv:-/none}")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export XDG_CACHE_HOME=/tmp/gpmp-cache
-{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv; echo "nvrtc: $nv"; } > $OUT/device.txt 2>&1
-cat $OUT/device.txt
+. "$(dirname "$0")/device-env.sh" .gpu-helper
 fail=0
 for t in "$H"/tests/gpmp-*; do timeout 300 "$t" --test-threads=8 "$@" > $OUT/tests.log 2>&1 || fail=1; done
 grep -E "^test |test result|panicked|FAILED" $OUT/tests.log | grep -v " ok$" | tail -40

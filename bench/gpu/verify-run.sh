@@ -10,14 +10,7 @@
 # comparisons of issues 3 and 5 on the quiet 16-core host (CPU_BENCH="nmod mpz ntt gfpf" picks them,
 # GFPF_N the largest gfpf_bench size). Logs under $OUT.
 set -u
-H=$PWD/${GPU_DIR:-.gpu-final}
-nv=$(find /usr /opt -name 'libnvrtc.so.13' 2>/dev/null | head -1)
-export LD_LIBRARY_PATH="$H/lib:$(dirname "${nv:-/none}")"
-export XDG_CACHE_HOME=/tmp/gpmp-cache
-{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader;
-  lscpu | grep -E "Model name|^CPU\(s\)"; } > $OUT/device.txt 2>&1
-cat $OUT/device.txt
-t() { local s=$(date +%s); "$@"; echo "[$1 rc=$? $(( $(date +%s) - s ))s]"; }
+. "$(dirname "$0")/device-env.sh" .gpu-final
 if [ "${PHASE:-gpu}" = gpu ]; then
   t timeout ${TEST_S:-240} $H/tests/gpmp-lib --test-threads=8 > $OUT/tests.log 2>&1
   grep -E "test result|panicked|FAILED|failed" $OUT/tests.log | tail -15

@@ -5,13 +5,7 @@
 # product rows under each tuning variant (env knobs of src/gpu/zvec.rs), kernel-only durations
 # from Nsight Compute (clocks not locked), then the whole gpu_zvec benchmark. Logs under $OUT.
 set -u
-H=$PWD/${GPU_DIR:-.gpu-zmul}
-nv=$(find /usr /opt -name 'libnvrtc.so.13' 2>/dev/null | head -1)
-export LD_LIBRARY_PATH="$H/lib:$(dirname "${nv:-/none}")"
-export XDG_CACHE_HOME=/tmp/gpmp-cache
-{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; } > $OUT/device.txt 2>&1
-cat $OUT/device.txt
-t() { local s=$(date +%s); "$@"; echo "[$* rc=$? $(( $(date +%s) - s ))s]"; }
+. "$(dirname "$0")/device-env.sh" .gpu-zmul
 lib=$(ls $H/tests/gpmp-* | head -1)
 t timeout ${TEST_S:-80} $lib zvec --test-threads=4 > $OUT/tests.log 2>&1
 grep -E "^test |test result|panicked" $OUT/tests.log | tail -14

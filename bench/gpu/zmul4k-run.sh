@@ -8,15 +8,9 @@
 # variant). TESTS=0 skips the tests; steps after $BUDGET_S seconds (default 200) are skipped.
 # Logs under $OUT.
 set -u
-H=$PWD/${GPU_DIR:-.gpu-zmul4k}
-nv=$(find /usr /opt -name 'libnvrtc.so.13' 2>/dev/null | head -1)
-export LD_LIBRARY_PATH="$H/lib:$(dirname "${nv:-/none}")"
-export XDG_CACHE_HOME=/tmp/gpmp-cache
+. "$(dirname "$0")/device-env.sh" .gpu-zmul4k
 start=$(date +%s)
 left() { [ $(( $(date +%s) - start )) -lt ${BUDGET_S:-200} ]; }
-{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; } > $OUT/device.txt 2>&1
-cat $OUT/device.txt
-t() { local s=$(date +%s); "$@"; echo "[$* rc=$? $(( $(date +%s) - s ))s]"; }
 lib=$(ls $H/tests/gpmp-* | head -1)
 if [ "${TESTS:-1}" != 0 ]; then
   t timeout ${TEST_S:-70} $lib zvec --test-threads=4 > $OUT/tests.log 2>&1
