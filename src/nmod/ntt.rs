@@ -11,13 +11,15 @@
 //!
 //! - Pass 1 (x → tmp), per strip of 8 columns j2: read the n1 lines x\[j1·n2 + j2 ..+8\] (the
 //!   first radix-8 group of the DFT reads them in place), run the size-n1 DFT on whole lines into
-//!   an L1/L2-resident buffer (lane c = column j2 + c), multiply by the twiddles w^(i1·j2), and
-//!   store through 8 × 8 in-register transposes, reading the DFT's bit-reversed slots in natural
-//!   i1 order: the line holding i1 = 8g..8g+8 of column j2 goes to line g·n2 + j2 of tmp, so that
-//!   tmp holds the n1/8 strips of pass 2 one after the other.
+//!   an L1/L2-resident buffer (lane c = column j2 + c), multiply by the twiddles w^(i1·j2) (IFMA
+//!   arithmetic only, see below), and store through 8 × 8 in-register transposes, reading the
+//!   DFT's bit-reversed slots in natural i1 order: the line holding i1 = 8g..8g+8 of column j2
+//!   goes to line g·n2 + j2 of tmp, so that tmp holds the n1/8 strips of pass 2 one after the other.
 //! - Pass 2 (tmp → x), per strip g (columns i1 = 8g..8g+8): read its n2 consecutive lines, run
 //!   the size-n2 DFT, and let its last group write slot k to x\[rev(k)·n1 + 8g ..+8\], which is
-//!   natural order.
+//!   natural order. With the 64-bit products the twiddles w^(i1·j2) are folded into this DFT's
+//!   stage twiddles instead (column i1 evaluates Σ_j2 Y_j2·z^j2 on the coset w^i1·⟨w^n1⟩, see
+//!   [`coset_twiddles`]): no product of their own, a per-lane 16n-byte table instead.
 //! - From [`WIDE_MIN`] on both passes take [`WIDE`] adjacent strips at a time: each row of x is
 //!   read (pass 1) or written (pass 2) once for all of them, 8·WIDE contiguous words, through the
 //!   strips' L2-resident buffers.
@@ -25,12 +27,14 @@
 //! The line DFT is radix-2 Cooley–Tukey with bit-reversed output and Harvey's lazy butterflies
 //! (Harvey 2014: residues in [0, 4p), Shoup products with precomputed quotients), eight lanes at a
 //! time in AVX-512 (IFMA 52-bit products for p < 2^50, 64-bit products built from 32-bit ones
-//! otherwise; for p ≥ 2^62, where 4p overflows, every butterfly reduces fully) or portable code
+//! otherwise, whose lazy butterflies use a quotient short of the low partial product,
+//! `Lanes::mul_shoup_lazy`; for p ≥ 2^62, where 4p overflows, every butterfly reduces fully) or portable code
 //! (`lanes`). For a cyclic DFT of size m at root u the block-k twiddle of every stage is
 //! u^rev(k) (rev on log2(m/2) bits), so one half-size table serves all stages. The butterflies of
-//! block 0 (twiddle u^0 = 1, m − 1 of a size-m DFT's) form no product. Work: under n/2·log2 n
-//! butterfly products, 2n twiddle products (two per line), and two passes over memory; the inverse is
-//! the same transform at w^(−1) with n^(−1) folded into its twiddles. Below n = 64 a direct O(n²)
+//! block 0 (twiddle u^0 = 1, m − 1 of a size-m DFT's) form no product (except in the coset
+//! DFTs). Work: under n/2·log2 n butterfly products, plus 2n twiddle products (two per line) with
+//! IFMA, and two passes over memory; the inverse is the same transform at w^(−1) with n^(−1)
+//! folded into its twiddles (IFMA) or multiplied into its outputs. Below n = 64 a direct O(n²)
 //! sum is used.
 mod lanes;
 
@@ -151,13 +155,21 @@ impl Direct {
 struct Dir {
     /// (r^n2)^rev(k), k < n1/2: the line DFT of pass 1.
     tw1: Vec<[u64; 2]>,
-    /// (r^n1)^rev(k), k < n2/2: the line DFT of pass 2.
-    tw2: Vec<[u64; 2]>,
-    /// c·r^(i1·j2) = lane\[i1\]\[j2 mod 8\] · row\[(j2/8)·n1 + i1\]: the four-step twiddles as
-    /// c·r^(i1·(j2 mod 8)) (lines of values and Shoup constants, n1 of them) times r^(8·i1·(j2/8))
-    /// (n/8 scalars), two products per line instead of a 16n-byte table.
-    lane: Vec<[Line; 2]>,
-    row: Vec<[u64; 2]>,
+    /// The four-step twiddles r^(i1·j2) (and c).
+    twist: Twist,
+}
+
+/// How the four-step twiddles r^(i1·j2) are applied (see [`FourStep::coset`]).
+enum Twist {
+    /// Folded into pass 2's stage twiddles: the table of [`coset_twiddles`] (16n bytes, entry
+    /// t·n2 + 2^s + g the line of stage s, block g of strip t), and (c, Shoup constant) when
+    /// c ≠ 1, by which pass 2 multiplies its outputs.
+    Coset { tw: Vec<[Line; 2]>, scale: Option<[u64; 2]> },
+    /// A twiddle stage at the end of pass 1, two products per line: c·r^(i1·j2) =
+    /// lane\[i1\]\[j2 mod 8\] · row\[(j2/8)·n1 + i1\], i.e. c·r^(i1·(j2 mod 8)) (lines of values and
+    /// Shoup constants, n1 of them) times r^(8·i1·(j2/8)) (n/8 scalars); pass 2 runs plain DFTs
+    /// with the stage twiddles tw2 = (r^n1)^rev(k), k < n2/2.
+    Stage { tw2: Vec<[u64; 2]>, lane: Vec<[Line; 2]>, row: Vec<[u64; 2]> },
 }
 
 /// u^rev(k) for k < m/2 with Shoup constants: the stage twiddles of a size-m DFT at u.
@@ -166,25 +178,57 @@ fn stage_twiddles(m: usize, u: u64, p: u64, s: u32) -> Vec<[u64; 2]> {
     (0..m / 2).map(|k| powmod(u, rev(k, bits) as u64, p)).map(|v| [v, shoup_s(v, p, s)]).collect()
 }
 
-impl Dir {
-    fn new(n1: usize, n2: usize, r: u64, c: u64, p: u64, s: u32) -> Result<Self> {
-        let mut row = try_zeroed::<[u64; 2]>(n1 * n2 / 8)?;
-        row.par_chunks_mut(n1).enumerate().with_min_len(16).for_each(|(st, rows)| {
-            let step = powmod(r, 8 * st as u64, p);
-            let step_sh = shoup(step, p);
-            let mut cur = 1;
-            for e in rows {
-                *e = [cur, shoup_s(cur, p, s)];
-                cur = mul_shoup(cur, step, step_sh, p);
+/// The stage twiddles of pass 2 as coset DFTs: pass 2 column i1 evaluates Y(z) = Σ_j2 Y_j2·z^j2
+/// (Y = pass 1's output) at the coset c·⟨v⟩, c = r^i1, v = r^n1, which *is* the four-step
+/// twiddle multiply Y_j2 ← r^(i1·j2)·Y_j2 followed by the DFT at v. Radix-2 Cooley–Tukey on
+/// z^m − c^m (m = n2): block g of stage s holds Y mod z^M − (c·v^rev_s(g))^M (M = m/2^s) and
+/// splits it with the butterfly (x + A·y, x − A·y), A = (c·v^rev_s(g))^(M/2) =
+/// c^(m/2^(s+1))·v^rev(g) (rev on log2(m/2) bits: the plain stage twiddle); slot k ends holding
+/// Y(c·v^rev(k)). So the twiddle multiply costs no product at all, only this n-line table.
+fn coset_twiddles(n1: usize, n2: usize, r: u64, p: u64, sh: u32) -> Result<Vec<[Line; 2]>> {
+    let plain: Vec<u64> = stage_twiddles(n2, powmod(r, n1 as u64, p), p, 64).into_iter().map(|[v, _]| v).collect();
+    let mut tw = try_zeroed::<[Line; 2]>(n1 / 8 * n2)?;
+    tw.par_chunks_mut(n2).enumerate().for_each(|(t, strip)| {
+        for c in 0..8 {
+            let i1 = (8 * t + c) as u64;
+            for s in 0..n2.trailing_zeros() {
+                let a = powmod(r, i1 * (n2 >> (s + 1)) as u64, p);
+                let a_sh = shoup(a, p);
+                for g in 0..1usize << s {
+                    let v = mul_shoup(plain[g], a, a_sh, p);
+                    let e = &mut strip[(1 << s) + g];
+                    (e[0].0[c], e[1].0[c]) = (v, shoup_s(v, p, sh));
+                }
             }
-        });
-        let lane = (0..n1 as u64)
-            .map(|i1| {
-                let v: [u64; 8] = std::array::from_fn(|l| mulmod(c, powmod(r, i1 * l as u64, p), p));
-                [Line(v), Line(v.map(|x| shoup_s(x, p, s)))]
-            })
-            .collect();
-        Ok(Dir { tw1: stage_twiddles(n1, powmod(r, n2 as u64, p), p, s), tw2: stage_twiddles(n2, powmod(r, n1 as u64, p), p, s), lane, row })
+        }
+    });
+    Ok(tw)
+}
+
+impl Dir {
+    fn new(n1: usize, n2: usize, (r, c): (u64, u64), p: u64, s: u32, coset: bool) -> Result<Self> {
+        let twist = if coset {
+            Twist::Coset { tw: coset_twiddles(n1, n2, r, p, s)?, scale: (c != 1).then(|| [c, shoup_s(c, p, s)]) }
+        } else {
+            let mut row = try_zeroed::<[u64; 2]>(n1 * n2 / 8)?;
+            row.par_chunks_mut(n1).enumerate().with_min_len(16).for_each(|(st, rows)| {
+                let step = powmod(r, 8 * st as u64, p);
+                let step_sh = shoup(step, p);
+                let mut cur = 1;
+                for e in rows {
+                    *e = [cur, shoup_s(cur, p, s)];
+                    cur = mul_shoup(cur, step, step_sh, p);
+                }
+            });
+            let lane = (0..n1 as u64)
+                .map(|i1| {
+                    let v: [u64; 8] = std::array::from_fn(|l| mulmod(c, powmod(r, i1 * l as u64, p), p));
+                    [Line(v), Line(v.map(|x| shoup_s(x, p, s)))]
+                })
+                .collect();
+            Twist::Stage { tw2: stage_twiddles(n2, powmod(r, n1 as u64, p), p, s), lane, row }
+        };
+        Ok(Dir { tw1: stage_twiddles(n1, powmod(r, n2 as u64, p), p, s), twist })
     }
 }
 
@@ -197,6 +241,11 @@ struct FourStep {
     arith: Arith,
     /// Strips per row visit in both passes (see [`pass1`]): [`WIDE`] from [`WIDE_MIN`] on, else 1.
     wide: usize,
+    /// Whether the four-step twiddles are folded into pass 2 ([`Twist::Coset`], no products, a
+    /// 16n-byte table) rather than a twiddle stage of pass 1 ([`Twist::Stage`], two products per
+    /// line, 2n bytes): with the 64-bit products, whose cost outweighs the table's memory traffic
+    /// (62-bit p on a Zen 4 core: 1.15–1.3× faster), not with IFMA (50-bit p: 1.1–1.3× slower).
+    coset: bool,
     /// rev(g) on log2(n1/8) bits, g < n1/8: where pass 1 finds the i1-groups of 8.
     rev1: Vec<u32>,
     /// rev(k) on log2 n2 bits, k < n2: where pass 2 writes slot k.
@@ -223,7 +272,7 @@ const REV3: [usize; 8] = [0, 4, 2, 6, 1, 5, 3, 7];
 fn bfly<L: Lanes, const LAZY: bool, const ONE: bool>(l: L, x: &mut L::V, y: &mut L::V, w: (L::V, L::V)) {
     if LAZY {
         let a = l.fold(*x, l.p2());
-        let t = if ONE { l.fold(*y, l.p2()) } else { l.mul_shoup(*y, w.0, w.1) };
+        let t = if ONE { l.fold(*y, l.p2()) } else { l.mul_shoup_lazy(*y, w.0, w.1) };
         *x = l.add(a, t);
         *y = l.sub_plus(a, t, l.p2());
     } else {
@@ -236,36 +285,33 @@ fn bfly<L: Lanes, const LAZY: bool, const ONE: bool>(l: L, x: &mut L::V, y: &mut
 
 /// R = 1, 2 or 3 radix-2 stages at once on every block of 2t lines among lines lo..lo+len, the
 /// 2^R lines i = lo + b·2t + j + k·(2t/2^R) of a block held in registers through all R stages, read
-/// by `load(i)` and written by `store(i, v)`. Block b is block g0 + b of its level, so its stage
-/// twiddles are tw\[g\], then tw\[2g..2g+2\], then tw\[4g..4g+4\].
+/// by `load(i)` and written by `store(i, v)`. Block b is block g = g0 + b of stage s, so its
+/// twiddles are tw(s, g), then tw(s + 1, 2g..2g+2), then tw(s + 2, 4g..4g+4). `ONE0`: the
+/// twiddles of block 0 of every stage are 1 (plain DFTs, not the coset ones).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn stages<L: Lanes, const LAZY: bool, const R: usize>(
+fn stages<L: Lanes, const LAZY: bool, const R: usize, const ONE0: bool>(
     l: L,
-    lo: usize,
-    len: usize,
-    t: usize,
-    tw: &[[u64; 2]],
-    g0: usize,
+    (lo, len, t, s, g0): (usize, usize, usize, u32, usize),
+    tw: impl Fn(u32, usize) -> (L::V, L::V),
     load: impl Fn(usize) -> L::V,
     store: impl Fn(usize, L::V),
 ) {
     let q = (2 * t) >> R;
-    let splat = |w: [u64; 2]| (l.splat(w[0]), l.splat(w[1]));
     for b in 0..len / (2 * t) {
         let g = g0 + b;
-        let w1 = splat(tw[g]);
+        let w1 = tw(s, g);
         let mut w2 = [w1; 2];
         let mut w3 = [w1; 4];
         if R >= 2 {
-            w2 = [splat(tw[2 * g]), splat(tw[2 * g + 1])];
+            w2 = [tw(s + 1, 2 * g), tw(s + 1, 2 * g + 1)];
         }
         if R >= 3 {
-            w3 = [splat(tw[4 * g]), splat(tw[4 * g + 1]), splat(tw[4 * g + 2]), splat(tw[4 * g + 3])];
+            w3 = [tw(s + 2, 4 * g), tw(s + 2, 4 * g + 1), tw(s + 2, 4 * g + 2), tw(s + 2, 4 * g + 3)];
         }
         let base = lo + b * 2 * t;
         // Block 0: W = 1 for its first stage and for the first sub-block of the later ones.
-        if g == 0 {
+        if ONE0 && g == 0 {
             block::<L, LAZY, R, true>(l, base, q, w1, w2, w3, &load, &store);
         } else {
             block::<L, LAZY, R, false>(l, base, q, w1, w2, w3, &load, &store);
@@ -328,11 +374,11 @@ fn block<L: Lanes, const LAZY: bool, const R: usize, const ZERO: bool>(
 /// first group and writing through `last` when it is its last, else from and to `buf`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn group<L: Lanes, const LAZY: bool>(
+fn group<L: Lanes, const LAZY: bool, const ONE0: bool>(
     l: L,
     (r, is_first, is_last): (u32, bool, bool),
-    (lo, len, t, g0): (usize, usize, usize, usize),
-    tw: &[[u64; 2]],
+    at: (usize, usize, usize, u32, usize),
+    tw: impl Fn(u32, usize) -> (L::V, L::V) + Copy,
     buf: *mut u64,
     first: impl Fn(usize) -> L::V + Copy,
     last: impl Fn(usize, L::V) + Copy,
@@ -343,9 +389,9 @@ fn group<L: Lanes, const LAZY: bool>(
     macro_rules! go {
         ($ld:expr, $st:expr) => {
             match r {
-                1 => stages::<L, LAZY, 1>(l, lo, len, t, tw, g0, $ld, $st),
-                2 => stages::<L, LAZY, 2>(l, lo, len, t, tw, g0, $ld, $st),
-                _ => stages::<L, LAZY, 3>(l, lo, len, t, tw, g0, $ld, $st),
+                1 => stages::<L, LAZY, 1, ONE0>(l, at, tw, $ld, $st),
+                2 => stages::<L, LAZY, 2, ONE0>(l, at, tw, $ld, $st),
+                _ => stages::<L, LAZY, 3, ONE0>(l, at, tw, $ld, $st),
             }
         };
     }
@@ -357,15 +403,15 @@ fn group<L: Lanes, const LAZY: bool>(
     }
 }
 
-/// Cyclic DFT of m lines (lanes independent) at the root whose stage twiddles are `tw`, slot k
-/// holding frequency rev(k): line i is read by `first(i)`, worked on in `buf` (m lines), and slot
-/// k written by `last(k, v)`. Radix-8 groups of stages over all lines while blocks exceed
-/// [`LEAF`] lines, then block by block (each block in L1).
+/// Cyclic DFT of m lines (lanes independent), slot k holding frequency rev(k), with the twiddle
+/// tw(s, g) for block g of stage s (`ONE0`: those of block 0 are 1): line i is read by
+/// `first(i)`, worked on in `buf` (m lines), and slot k written by `last(k, v)`. Radix-8 groups of
+/// stages over all lines while blocks exceed [`LEAF`] lines, then block by block (each block in L1).
 #[inline(always)]
-fn line_dft<L: Lanes, const LAZY: bool>(
+fn line_dft<L: Lanes, const LAZY: bool, const ONE0: bool>(
     l: L,
     m: usize,
-    tw: &[[u64; 2]],
+    tw: impl Fn(u32, usize) -> (L::V, L::V) + Copy,
     buf: *mut u64,
     first: impl Fn(usize) -> L::V + Copy,
     last: impl Fn(usize, L::V) + Copy,
@@ -374,7 +420,7 @@ fn line_dft<L: Lanes, const LAZY: bool>(
     let mut done = 0;
     while m >> done > LEAF {
         let r = 3.min(lg - done);
-        group::<L, LAZY>(l, (r, done == 0, done + r == lg), (0, m, m >> (done + 1), 0), tw, buf, first, last);
+        group::<L, LAZY, ONE0>(l, (r, done == 0, done + r == lg), (0, m, m >> (done + 1), done, 0), tw, buf, first, last);
         done += r;
     }
     let size = m >> done;
@@ -382,10 +428,17 @@ fn line_dft<L: Lanes, const LAZY: bool>(
         let mut d = done;
         while d < lg {
             let r = 3.min(lg - d);
-            group::<L, LAZY>(l, (r, d == 0, d + r == lg), (h * size, size, m >> (d + 1), h << (d - done)), tw, buf, first, last);
+            group::<L, LAZY, ONE0>(l, (r, d == 0, d + r == lg), (h * size, size, m >> (d + 1), d, h << (d - done)), tw, buf, first, last);
             d += r;
         }
     }
+}
+
+/// The plain stage twiddles tw\[g\] (the same for every stage s), splatted.
+#[inline(always)]
+fn plain<'a, L: Lanes + 'a>(l: L, tw: &'a [[u64; 2]]) -> impl Fn(u32, usize) -> (L::V, L::V) + Copy + 'a {
+    #[inline(always)]
+    move |_, g| (l.splat(tw[g][0]), l.splat(tw[g][1]))
 }
 
 /// Pass 1 on the `f.wide` strips s0.. (columns 8s0..8(s0 + wide) of x as n1 × n2): x → tmp,
@@ -397,7 +450,7 @@ fn line_dft<L: Lanes, const LAZY: bool>(
 /// x and tmp hold n1·n2 words; no other task touches lines g·n2 + 8s0 .. g·n2 + 8(s0 + wide) of
 /// tmp meanwhile; buf holds wide·n1 lines.
 #[inline(always)]
-unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s0: usize, buf: &mut [Line]) {
+unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s0: usize, buf: &mut [Line]) {
     let (n1, n2, wide) = (f.n1, f.n2, f.wide);
     let bp = buf.as_mut_ptr() as *mut u64;
     // SAFETY (closures): line k < n1 of strip c's buffer (wide·n1 lines); j1·n2 + 8(s0 + wide) ≤ n1·n2.
@@ -405,7 +458,7 @@ unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *con
     let bstore = move |c: usize| move |k: usize, v| unsafe { l.store(bp.add(8 * (c * n1 + k)), v) };
     if wide == 1 {
         let first = move |j1: usize| unsafe { l.load(x.add(j1 * n2 + 8 * s0)) };
-        line_dft::<L, LAZY>(l, n1, &d.tw1, bp, first, bstore(0));
+        line_dft::<L, LAZY, true>(l, n1, plain(l, &d.tw1), bp, first, bstore(0));
     } else {
         for j1 in 0..n1 {
             let src = unsafe { x.add(j1 * n2 + 8 * s0) };
@@ -419,32 +472,44 @@ unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *con
             }
         }
         for c in 0..wide {
-            line_dft::<L, LAZY>(l, n1, &d.tw1, unsafe { bp.add(8 * c * n1) }, bload(c), bstore(c));
+            line_dft::<L, LAZY, true>(l, n1, plain(l, &d.tw1), unsafe { bp.add(8 * c * n1) }, bload(c), bstore(c));
         }
     }
     let q = n1 / 8;
     for (g, &rg) in f.rev1.iter().enumerate() {
         for c in 0..wide {
             let s = s0 + c;
-            let row = &d.row[s * n1..(s + 1) * n1];
-            let mut r = [l.p(); 8];
-            for (rr, x) in r.iter_mut().enumerate() {
-                let i1 = 8 * g + rr;
-                let [tw, ts] = &d.lane[i1];
-                let [rw, rs] = row[i1];
-                // SAFETY: lines of buf and lane.
-                *x = unsafe {
-                    let v = bload(c)(REV3[rr] * q + rg as usize);
-                    let v = l.mul_shoup(v, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr()));
-                    l.fold(l.mul_shoup(v, l.splat(rw), l.splat(rs)), l.p())
-                };
+            let r = &mut std::array::from_fn(|rr| bload(c)(REV3[rr] * q + rg as usize));
+            if let (false, Twist::Stage { lane, row, .. }) = (COSET, &d.twist) {
+                let row = &row[s * n1..(s + 1) * n1];
+                for (rr, x) in r.iter_mut().enumerate() {
+                    let i1 = 8 * g + rr;
+                    let [tw, ts] = &lane[i1];
+                    let [rw, rs] = row[i1];
+                    // SAFETY: lines of lane.
+                    *x = unsafe {
+                        let v = l.mul_shoup(*x, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr()));
+                        l.fold(l.mul_shoup(v, l.splat(rw), l.splat(rs)), l.p())
+                    };
+                }
             }
-            l.transpose(&mut r);
-            for (cc, v) in r.into_iter().enumerate() {
+            l.transpose(r);
+            for (cc, &v) in r.iter().enumerate() {
                 // SAFETY: line (g, 8s + cc) of tmp (n1/8 strips of n2 lines), inside its n1·n2 words.
                 unsafe { l.store(tmp.add(8 * (g * n2 + 8 * s + cc)), v) };
             }
         }
+    }
+}
+
+/// A pass-2 output v (< 4p lazy, else < p) to [0, p), times the scale (n^(−1) in the inverse)
+/// where there is one.
+#[inline(always)]
+fn finish<L: Lanes, const LAZY: bool>(l: L, scale: Option<(L::V, L::V)>, v: L::V) -> L::V {
+    match scale {
+        Some((c, cs)) => l.fold(l.mul_shoup(v, c, cs), l.p()),
+        None if LAZY => l.fold(l.fold(v, l.p2()), l.p()),
+        None => v,
     }
 }
 
@@ -456,21 +521,30 @@ unsafe fn pass1<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, x: *con
 /// x and tmp hold n1·n2 words; no other task touches columns 8t0..8(t0 + wide) of x (as n2 × n1)
 /// meanwhile; buf holds wide·n2 lines.
 #[inline(always)]
-unsafe fn pass2<L: Lanes, const LAZY: bool>(l: L, f: &FourStep, d: &Dir, tmp: *const u64, x: *mut u64, t0: usize, buf: &mut [Line]) {
+unsafe fn pass2<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourStep, d: &Dir, tmp: *const u64, x: *mut u64, t0: usize, buf: &mut [Line]) {
     let (n1, n2, wide, rev2) = (f.n1, f.n2, f.wide, &f.rev2[..]);
     let bp = buf.as_mut_ptr() as *mut u64;
-    let norm = move |v| if LAZY { l.fold(l.fold(v, l.p2()), l.p()) } else { v };
     for c in 0..wide {
         let t = t0 + c;
         // SAFETY: line t·n2 + j2 < n/8 of tmp for j2 < n2; rev2[k] < n2; line k < n2 of strip c's buffer.
         let first = move |j2: usize| unsafe { l.load(tmp.add(8 * (t * n2 + j2))) };
         let bc = unsafe { bp.add(8 * c * n2) };
-        if wide == 1 {
-            let last = move |k: usize, v| unsafe { l.store(x.add(*rev2.get_unchecked(k) as usize * n1 + 8 * t), norm(v)) };
-            line_dft::<L, LAZY>(l, n2, &d.tw2, bc, first, last);
-        } else {
-            let last = move |k: usize, v| unsafe { l.store(bc.add(8 * k), norm(v)) };
-            line_dft::<L, LAZY>(l, n2, &d.tw2, bc, first, last);
+        let dst = move |k: usize| unsafe { if wide == 1 { x.add(*rev2.get_unchecked(k) as usize * n1 + 8 * t) } else { bc.add(8 * k) } };
+        match (COSET, &d.twist) {
+            (true, Twist::Coset { tw, scale }) => {
+                let ct = &tw[t * n2..(t + 1) * n2];
+                // SAFETY: lines of the table.
+                let tw = move |s: u32, g: usize| unsafe {
+                    let [w, ws] = &ct[(1 << s) + g];
+                    (l.load(w.0.as_ptr()), l.load(ws.0.as_ptr()))
+                };
+                let scale = scale.map(|[c, cs]| (l.splat(c), l.splat(cs)));
+                line_dft::<L, LAZY, false>(l, n2, tw, bc, first, #[inline(always)] move |k, v| unsafe { l.store(dst(k), finish::<L, LAZY>(l, scale, v)) });
+            }
+            (false, Twist::Stage { tw2, .. }) => {
+                line_dft::<L, LAZY, true>(l, n2, plain(l, tw2), bc, first, #[inline(always)] move |k, v| unsafe { l.store(dst(k), finish::<L, LAZY>(l, None, v)) });
+            }
+            _ => unreachable!("the tables of the other twiddle scheme"),
         }
     }
     if wide > 1 {
@@ -504,7 +578,8 @@ impl FourStep {
         let rev1 = (0..n1 / 8).map(|g| rev(g, b1) as u32).collect();
         let rev2 = (0..n2).map(|k| rev(k, b2) as u32).collect();
         let wide = if n >= WIDE_MIN { WIDE.min(n1 / 8) } else { 1 };
-        FourStep { n1, n2, p, w, arith: Arith::detect(p), wide, rev1, rev2, dirs: [OnceLock::new(), OnceLock::new()] }
+        let arith = Arith::detect(p);
+        FourStep { n1, n2, p, w, arith, wide, coset: arith != Arith::Ifma, rev1, rev2, dirs: [OnceLock::new(), OnceLock::new()] }
     }
 
     /// The tables of one direction, built on first use.
@@ -515,13 +590,13 @@ impl FourStep {
         }
         let (n1, n2, p) = (self.n1, self.n2, self.p);
         let (r, c) = if inverse { (invmod(self.w, p), invmod((n1 * n2) as u64 % p, p)) } else { (self.w, 1) };
-        let d = Dir::new(n1, n2, r, c, p, self.arith.shift())?;
+        let d = Dir::new(n1, n2, (r, c), p, self.arith.shift(), self.coset)?;
         let _ = cell.set(d);
         Ok(cell.get().expect("set above"))
     }
 
     /// Both passes with lanes l.
-    fn passes<L: Lanes + Send + Sync, const LAZY: bool>(&self, l: L, d: &Dir, x: &mut [u64], tmp: &mut [u64]) {
+    fn passes<L: Lanes + Send + Sync, const LAZY: bool, const COSET: bool>(&self, l: L, d: &Dir, x: &mut [u64], tmp: &mut [u64]) {
         let (n1, n2) = (self.n1, self.n2);
         let par = n1 * n2 >= PAR_MIN;
         let (xp, tp) = (SharedMut(x.as_mut_ptr()), SharedMut(tmp.as_mut_ptr()));
@@ -530,14 +605,14 @@ impl FourStep {
         strips(n2 / 8 / wide, wide * n1, par, |buf, s| {
             l.enter(
                 #[inline(always)]
-                || unsafe { pass1::<L, LAZY>(l, self, d, { xp }.0, { tp }.0, s * wide, buf) },
+                || unsafe { pass1::<L, LAZY, COSET>(l, self, d, { xp }.0, { tp }.0, s * wide, buf) },
             )
         });
         // SAFETY: strip t writes columns 8t..8t+8 of x only, and reads tmp, which nobody writes.
         strips(n1 / 8 / wide, wide * n2, par, |buf, t| {
             l.enter(
                 #[inline(always)]
-                || unsafe { pass2::<L, LAZY>(l, self, d, { tp }.0, { xp }.0, t * wide, buf) },
+                || unsafe { pass2::<L, LAZY, COSET>(l, self, d, { tp }.0, { xp }.0, t * wide, buf) },
             )
         });
     }
@@ -545,15 +620,26 @@ impl FourStep {
     fn run(&self, x: &mut [u64], tmp: &mut [u64], inverse: bool) -> Result<()> {
         let d = self.dir(inverse)?;
         let (p, lazy) = (self.p, self.p < 1 << 62);
+        // Each twiddle scheme is its own instantiation: with the other scheme's code compiled into
+        // the same kernels (a run-time branch), the 62-bit transform ran 10–20 % slower.
+        macro_rules! go {
+            ($l:expr, $lazy:literal) => {
+                if self.coset {
+                    self.passes::<_, $lazy, true>($l, d, x, tmp)
+                } else {
+                    self.passes::<_, $lazy, false>($l, d, x, tmp)
+                }
+            };
+        }
         match self.arith {
             #[cfg(target_arch = "x86_64")]
-            Arith::Ifma => self.passes::<_, true>(Avx::<true>::new(p).expect("detected"), d, x, tmp),
+            Arith::Ifma => go!(Avx::<true>::new(p).expect("detected"), true),
             #[cfg(target_arch = "x86_64")]
-            Arith::Avx512 if lazy => self.passes::<_, true>(Avx::<false>::new(p).expect("detected"), d, x, tmp),
+            Arith::Avx512 if lazy => go!(Avx::<false>::new(p).expect("detected"), true),
             #[cfg(target_arch = "x86_64")]
-            Arith::Avx512 => self.passes::<_, false>(Avx::<false>::new(p).expect("detected"), d, x, tmp),
-            _ if lazy => self.passes::<_, true>(Portable::new(p), d, x, tmp),
-            _ => self.passes::<_, false>(Portable::new(p), d, x, tmp),
+            Arith::Avx512 => go!(Avx::<false>::new(p).expect("detected"), false),
+            _ if lazy => go!(Portable::new(p), true),
+            _ => go!(Portable::new(p), false),
         }
         Ok(())
     }
@@ -586,7 +672,7 @@ impl Ntt {
     }
 
     /// Forward transform of x (entries < p) in place; `tmp` has length n. Fails only when the
-    /// twiddle tables (16n bytes, built on first use) cannot be allocated.
+    /// twiddle tables (2n or 16n bytes, built on first use) cannot be allocated.
     pub fn forward(&self, x: &mut [u64], tmp: &mut [u64]) -> Result<()> {
         assert!(x.len() == self.n && tmp.len() == self.n);
         match &self.kind {
@@ -775,7 +861,8 @@ mod tests {
 
     #[test]
     fn four_step_matches_naive() {
-        // The four-step path at sizes where the naive DFT is affordable, with every lane arithmetic.
+        // The four-step path at sizes where the naive DFT is affordable, with every lane arithmetic
+        // and both twiddle schemes.
         for p in primes() {
             let k2 = (p - 1).trailing_zeros();
             for lg in 6..=10u32.min(k2) {
@@ -786,14 +873,14 @@ mod tests {
                     let x = rand_vec(n, p, n as u64 + e + p);
                     let want = naive(&x, w, p);
                     for a in ariths(p) {
-                        for wide in widths(n) {
+                        for (wide, coset) in widths(n).into_iter().flat_map(|wd| [(wd, false), (wd, true)]) {
                             let mut fs = FourStep::new(n, w, p);
-                            (fs.arith, fs.wide) = (a, wide);
+                            (fs.arith, fs.wide, fs.coset) = (a, wide, coset);
                             let (mut y, mut tmp) = (x.clone(), vec![0; n]);
                             fs.run(&mut y, &mut tmp, false).unwrap();
-                            assert_eq!(y, want, "p = {p}, n = {n}, w = {w}, {a:?}, wide {wide}");
+                            assert_eq!(y, want, "p = {p}, n = {n}, w = {w}, {a:?}, wide {wide}, coset {coset}");
                             fs.run(&mut y, &mut tmp, true).unwrap();
-                            assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}, wide {wide}");
+                            assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}, wide {wide}, coset {coset}");
                         }
                     }
                 }
@@ -804,28 +891,29 @@ mod tests {
     #[test]
     fn every_power_of_two_round_trips() {
         // n = 1 .. 2^k for a p < 2^50, a p in [2^62, 2^63) (the non-lazy path; 2^17 has n2 > LEAF) and p = 7681 (2^9 | p − 1
-        // exactly), with every lane arithmetic; the forward result spot-checked against the definition.
+        // exactly), with every lane arithmetic and both twiddle schemes; the forward result spot-checked against the definition.
         for (p, kmax) in [(fourier_primes(50, 20, 1)[0], 17u32), (fourier_primes(63, 20, 1)[0], 17), (7681, 9)] {
             for lg in 0..=kmax {
                 let n = 1usize << lg;
                 let w = primitive_root_of_unity(n as u64, p).unwrap();
                 let x = rand_vec(n, p, lg as u64 + 77);
                 let mut want = None;
-                for (a, wide) in ariths(p).into_iter().flat_map(|a| widths(n).into_iter().map(move |wd| (a, wd))) {
+                let cases = ariths(p).into_iter().flat_map(|a| widths(n).into_iter().flat_map(move |wd| [(a, wd, false), (a, wd, true)]));
+                for (a, wide, coset) in cases {
                     let mut y = x.clone();
                     if n >= FOUR_STEP_MIN {
                         let mut fs = FourStep::new(n, w, p);
-                        (fs.arith, fs.wide) = (a, wide);
+                        (fs.arith, fs.wide, fs.coset) = (a, wide, coset);
                         let mut tmp = vec![0; n];
                         fs.run(&mut y, &mut tmp, false).unwrap();
                         for i in [0usize, 1, n / 2 + 3, n - 1] {
                             let wi = powmod(w, i as u64, p);
                             let acc = x.iter().rev().fold(0u64, |acc, &v| addmod(mulmod(acc, wi, p), v, p));
-                            assert_eq!(y[i], acc, "p = {p}, n = {n}, i = {i}, {a:?}, wide {wide}");
+                            assert_eq!(y[i], acc, "p = {p}, n = {n}, i = {i}, {a:?}, wide {wide}, coset {coset}");
                         }
                         let z = y.clone();
                         fs.run(&mut y, &mut tmp, true).unwrap();
-                        assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}, wide {wide}");
+                        assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}, wide {wide}, coset {coset}");
                         assert_eq!(*want.get_or_insert(z.clone()), z, "arithmetics disagree, p = {p}, n = {n}");
                     } else {
                         ntt(&mut y, w, p).unwrap();

@@ -45,6 +45,12 @@ pub trait Lanes: Copy {
     fn fold(self, x: Self::V, m: Self::V) -> Self::V;
     /// y·w − ⌊y·ws/2^s⌋·p ∈ [0, 2p) lane-wise, for y < 2^s, w < p, ws = ⌊w·2^s/p⌋.
     fn mul_shoup(self, y: Self::V, w: Self::V, ws: Self::V) -> Self::V;
+    /// [`Lanes::mul_shoup`]'s result class, in [0, 2p), by the cheapest route for y < 4p < 2^64
+    /// (the lazy butterflies' product).
+    #[inline(always)]
+    fn mul_shoup_lazy(self, y: Self::V, w: Self::V, ws: Self::V) -> Self::V {
+        self.mul_shoup(y, w, ws)
+    }
     /// p, 2p as vectors.
     fn p(self) -> Self::V;
     fn p2(self) -> Self::V;
@@ -299,6 +305,24 @@ impl<const IFMA: bool> Lanes for Avx<IFMA> {
         }
     }
     #[inline(always)]
+    fn mul_shoup_lazy(self, y: Self::V, w: Self::V, ws: Self::V) -> Self::V {
+        if IFMA {
+            return self.mul_shoup(y, w, ws);
+        }
+        // SAFETY: AVX-512F/DQ present (constructor).
+        unsafe {
+            // q' = yh·wh + ⌊yh·wl/2^32⌋ + ⌊yl·wh/2^32⌋ drops yl·wl and two carries, so
+            // q − 2 ≤ q' ≤ q for the Shoup quotient q = ⌊y·ws/2^64⌋: y·w − q'·p ∈ [0, 4p) (4p < 2^64
+            // for p < 2^62), folded once by 2p. Three 32 × 32-bit products instead of four.
+            let (yh, wh) = (_mm512_srli_epi64::<32>(y), _mm512_srli_epi64::<32>(ws));
+            let a = _mm512_srli_epi64::<32>(_mm512_mul_epu32(yh, ws));
+            let b = _mm512_srli_epi64::<32>(_mm512_mul_epu32(y, wh));
+            let q = _mm512_add_epi64(_mm512_mul_epu32(yh, wh), _mm512_add_epi64(a, b));
+            let r = _mm512_sub_epi64(_mm512_mullo_epi64(y, w), _mm512_mullo_epi64(q, self.negp));
+            self.fold(r, self.p2)
+        }
+    }
+    #[inline(always)]
     fn p(self) -> Self::V {
         self.p
     }
@@ -379,9 +403,12 @@ mod tests {
             let w: [u64; 8] = std::array::from_fn(|i| if t == 1 { p - 1 - i as u64 } else { next() % p });
             let ws = w.map(|v| shoup_s(v, p, s));
             let got = to(l.mul_shoup(from(y), from(w), from(ws)));
+            // The lazy product only for p < 2^62 (y < 4p < 2^64).
+            let lazy = (p < 1 << 62).then(|| to(l.mul_shoup_lazy(from(y), from(w), from(ws))));
             for i in 0..8 {
                 let want = (y[i] as u128 * w[i] as u128 % p as u128) as u64;
                 assert!(got[i] < 2 * p && got[i] % p == want, "p = {p}, y = {}, w = {}", y[i], w[i]);
+                assert!(lazy.is_none_or(|z| z[i] < 2 * p && z[i] % p == want), "lazy: p = {p}, y = {}, w = {}", y[i], w[i]);
             }
             let f = to(l.fold(from(y), l.p2()));
             assert!(f.iter().zip(&y).all(|(&a, &b)| a == if b >= 2 * p { b - 2 * p } else { b }));
