@@ -62,9 +62,11 @@ fn prefetch() -> usize {
     *P.get_or_init(|| knob("GPMP_ZVEC_PF", 1..=8).unwrap_or(2))
 }
 
-/// Limb count from which products use the wide chunked kernel `zv_mulw` (chunks of [`wide`]
-/// limbs against a ring of b's digits in shared memory: half the memory traffic of `zv_mulc` at
-/// 4096 bits): 33 (above 2048 bits), or env `GPMP_ZVEC_WIDE` (17..=2^20; for tuning).
+/// Limb count from which products use the wide chunked kernel `zv_mulw` (chunks of 32 limbs
+/// against a ring of b's digits in shared memory: 3.6 KB moved per 4096-bit product against 6.6 KB
+/// for `zv_mulc`): 33, or env `GPMP_ZVEC_WIDE` (17..=2^20; for tuning). Measured on the H100
+/// (bench/results/gpu-h100.md, "zmul5" section): 4096 bits 3.52–3.54 ms per 2^20 products against
+/// 3.62–3.64 with `zv_mulc`; 2048 bits 1.09 ms against 0.89–0.92, so `zv_mulc` keeps 2048 bits.
 fn wide_from() -> usize {
     static W: OnceLock<usize> = OnceLock::new();
     *W.get_or_init(|| knob("GPMP_ZVEC_WIDE", MAX_REG + 1..=1 << 20).unwrap_or(2 * MAX_REG + 1))
@@ -75,17 +77,24 @@ const NT_WIDE: u32 = 64;
 
 /// `zv_mulw`'s specialisation: chunks of CW limbs (32, or env `GPMP_ZVEC_CW`, even, 2..=32),
 /// MINB (6 blocks of 64 threads, ≤ 170 registers, 6 × 34.8 KB of shared memory per SM; env
-/// `GPMP_ZVEC_MINBW`, 1..=32) and [`prefetch`] in groups of 2 limbs.
+/// `GPMP_ZVEC_MINBW`, 1..=32), [`prefetch`] in groups of 2 limbs, and ZW_U, the blocks of 4 digits
+/// of a chunk that the ragged columns run or skip together (4, or env `GPMP_ZVEC_ZWU`, 1..=16;
+/// measured at 4096 bits: 4 and 2 within 1 % of each other, 1 5 % slower).
 fn wide_spec() -> Spec {
-    static W: OnceLock<(usize, usize)> = OnceLock::new();
-    let (cw, minb) = *W.get_or_init(|| {
-        (knob("GPMP_ZVEC_CW", 2..=32).filter(|c| c % 2 == 0).unwrap_or(32), knob("GPMP_ZVEC_MINBW", 1..=32).unwrap_or(6))
+    static W: OnceLock<(usize, usize, usize)> = OnceLock::new();
+    let (cw, minb, u) = *W.get_or_init(|| {
+        (
+            knob("GPMP_ZVEC_CW", 2..=32).filter(|c| c % 2 == 0).unwrap_or(32),
+            knob("GPMP_ZVEC_MINBW", 1..=32).unwrap_or(6),
+            knob("GPMP_ZVEC_ZWU", 1..=16).unwrap_or(4),
+        )
     });
-    wide_spec_of(cw, minb, prefetch())
+    wide_spec_of(cw, minb, prefetch(), u)
 }
 
-fn wide_spec_of(cw: usize, minb: usize, pf: usize) -> Spec {
-    Spec { source: "zvec.cu", defines: vec![("CW", cw as i64), ("NT", NT_WIDE as i64), ("MINB", minb as i64), ("PF", pf as i64)] }
+fn wide_spec_of(cw: usize, minb: usize, pf: usize, u: usize) -> Spec {
+    let d = [("CW", cw), ("NT", NT_WIDE as usize), ("MINB", minb), ("PF", pf), ("ZW_U", u)];
+    Spec { source: "zvec.cu", defines: d.iter().map(|&(k, v)| (k, v as i64)).collect() }
 }
 
 fn spec_of(c: usize, (minb, acc): (usize, usize)) -> Spec {
@@ -117,7 +126,7 @@ fn mul_kernel(l: usize) -> (Spec, &'static str, u32) {
 
 /// Every specialisation this module can request (with the default tuning).
 pub fn specs() -> Vec<Spec> {
-    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([chunked_spec(MAX_REG, (4, 1), 2), wide_spec_of(32, 6, 2)]).collect()
+    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([chunked_spec(MAX_REG, (4, 1), 2), wide_spec_of(32, 6, 2, 4)]).collect()
 }
 
 /// The zvec stream of `dev` (created at first use, kept).
