@@ -13,7 +13,9 @@
 // operand against a window of the longer), NT (threads per block), MINB (minimum resident blocks
 // per SM asked of the compiler, which caps registers at 65536 / (MINB·NT)), ZV_ACC (independent
 // accumulators of a product column, for instruction-level parallelism), PF (the chunked product's
-// prefetch distance: limb columns of b and of the partial result loaded ahead of their use).
+// prefetch distance: limb columns of b and of the partial result loaded ahead of their use), CW
+// (when defined, only the wide chunked product zv_mulw is compiled, in chunks of CW limbs, CW even;
+// its PF counts groups of two limb columns).
 #ifndef C
 #define C 4
 #endif
@@ -55,6 +57,7 @@ __device__ __forceinline__ void mac32(u32 x, u32 y, u32& l, u32& m, u32& h) {
 #endif
 }
 
+#ifndef CW
 // Accumulators 1 .. ZV_ACC − 1 added into accumulator 0 (and cleared): the sum of the column's
 // partial products, (h:m:l) < 2^96.
 __device__ __forceinline__ void fold(u32 (&l)[ZV_ACC], u32 (&m)[ZV_ACC], u32 (&h)[ZV_ACC]) {
@@ -325,3 +328,160 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulc(
     for (unsigned k = hi; k < lr; ++k) r[(u64)k * n + i] = 0;
     rs[i] = ((as[i] != 0) ^ (bs[i] != 0)) & (nza != 0) & (nzb != 0);
 }
+#endif  // CW
+
+#ifdef CW
+// Wide chunked product (defined CW: only this kernel is compiled). Chunks of CW limbs of the
+// shorter operand a (2·CW digits of 32 bits in registers) times the longer b by 32-bit product
+// scanning, four digit columns at a time: group g computes columns d = 4g .. 4g + 3 (limb columns
+// o0 + 2g, o0 + 2g + 1), column d + e = Σ x_p·y_(d+e−p), one 96-bit accumulator per column (four
+// independent carry chains). b's digits come from a per-thread ring in shared memory that holds
+// the window y_(d−2CW+1) .. y_(d+3) (zeros outside b), so that with CW = 32 a 64-limb product
+// takes 2 chunks instead of 4: per product a once, b twice and the partial result written
+// 2 × 96 limbs and read 64 (3.5 KB at 4096 bits, against 6.6 KB for zv_mulc's 16-limb chunks).
+// Ring: digit q at positions q mod M and q mod M + M (M = 2CW + 4), so that the window is
+// contiguous (from position s, 0 ≤ s < M) and every read is a constant offset from s. Each
+// thread reads only its own ring column: no barriers. The products run in blocks of 4 digits of
+// x (p = 4j .. 4j + 3) × 4 columns; blocks whose digits of x or b are all outside the operands
+// (a chunk's ragged start and end, a short last chunk) are skipped by warp-uniform branches.
+#define ZW_M (2 * CW + 4)
+#ifndef ZW_U
+#define ZW_U 4
+#endif
+static_assert(CW % 2 == 0, "CW even: groups of 4 digits, blocks of 4 digits of x");
+
+// (h:m:l) += v (64 bits).
+__device__ __forceinline__ void add64(u64 v, u32& l, u32& m, u32& h) {
+    u64 s = (u64)l + (u32)v;
+    l = (u32)s;
+    s = (s >> 32) + m + (v >> 32);
+    m = (u32)s;
+    h += (u32)(s >> 32);
+}
+
+extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulw(
+    u64* __restrict__ r, u8* __restrict__ rs, const u64* __restrict__ a, const u8* __restrict__ as,
+    const u64* __restrict__ b, const u8* __restrict__ bs, u64 n, unsigned la, unsigned lb,
+    unsigned lr)
+{
+    __shared__ u32 ring[2 * ZW_M * NT];
+    const u64 i = (u64)blockIdx.x * NT + threadIdx.x;
+    if (i >= n) return;
+    u32* const yr = ring + threadIdx.x;
+    if (la > lb) {
+        const u64* t = a; a = b; b = t;
+        const u8* ts = as; as = bs; bs = ts;
+        const unsigned tl = la; la = lb; lb = tl;
+    }
+    u64 nza = 0, nzb = 0;
+    unsigned top = 0;  // limbs of r written by the last chunk
+    const unsigned nch = (la + CW - 1) / CW;
+    for (unsigned c = 0; c < nch; ++c) {
+        // The chunk: limbs o0 .. o0 + xl − 1 of a, 2xl digits (zeros above). Its product with b
+        // plus the partial result (limbs o0 .. o0 + lb − 1, left by the earlier chunks: a_low·b
+        // < 2^(64(o0 + lb))) has columns d < 2lb + 2xl − 1, i.e. ng groups.
+        const unsigned o0 = c * CW, xl = la - o0 < CW ? la - o0 : CW;
+        const unsigned ng = (2 * lb + 2 * xl + 2) / 4, jx = (2 * xl + 3) / 4;
+        u32 x[2 * CW];
+#pragma unroll
+        for (unsigned j = 0; j < CW; ++j) {
+            u64 u = j < xl ? a[(u64)(o0 + j) * n + i] : 0;
+            nza |= u;
+            x[2 * j] = (u32)u;
+            x[2 * j + 1] = (u32)(u >> 32);
+        }
+        for (unsigned q = 0; q < 2 * ZW_M; ++q) yr[q * NT] = 0;
+        // Prefetch rings of b's and r's limbs: group g takes limbs 2g, 2g + 1 (zero from lb on),
+        // loaded PF groups ahead.
+        u64 pb[2 * PF], pr[2 * PF];
+#pragma unroll
+        for (unsigned t = 0; t < 2 * PF; ++t) {
+            pb[t] = t < lb ? b[(u64)t * n + i] : 0;
+            pr[t] = c > 0 && t < lb ? r[(u64)(o0 + t) * n + i] : 0;
+        }
+        u64 carry = 0;
+        unsigned w = 0;  // ring position of digit 4g
+        for (unsigned g = 0; g < ng; ++g) {
+            const u64 b0 = pb[0], b1 = pb[1], r0 = pr[0], r1 = pr[1];
+#pragma unroll
+            for (int t = 0; t + 2 < 2 * PF; ++t) {
+                pb[t] = pb[t + 2];
+                pr[t] = pr[t + 2];
+            }
+            const unsigned kf = 2 * (g + PF);
+            pb[2 * PF - 2] = kf < lb ? b[(u64)kf * n + i] : 0;
+            pb[2 * PF - 1] = kf + 1 < lb ? b[(u64)(kf + 1) * n + i] : 0;
+            pr[2 * PF - 2] = c > 0 && kf < lb ? r[(u64)(o0 + kf) * n + i] : 0;
+            pr[2 * PF - 1] = c > 0 && kf + 1 < lb ? r[(u64)(o0 + kf + 1) * n + i] : 0;
+            nzb |= b0 | b1;
+            const u32 nd[4] = {(u32)b0, (u32)(b0 >> 32), (u32)b1, (u32)(b1 >> 32)};
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                yr[(w + e) * NT] = nd[e];
+                yr[(w + e + ZW_M) * NT] = nd[e];
+            }
+            // Window: position s + k holds digit d − 2CW + 1 + k, k = 0 .. 2CW + 2.
+            const unsigned s = w + 5 < ZW_M ? w + 5 : w + 5 - ZW_M;
+            const u32* const win = yr + s * NT;
+            w = w + 4 < ZW_M ? w + 4 : 0;
+            const unsigned d = 4 * g;
+            // Blocks j with a digit of x (j < jx), some y index ≥ 0 (4j ≤ d + 3) and some < 2lb
+            // (d − 4j − 3 < 2lb).
+            const unsigned jlo = d + 1 > 2 * lb ? (d + 1 - 2 * lb) / 4 : 0;
+            const unsigned jhi = g < jx - 1 ? g : jx - 1;
+            u32 l[4] = {(u32)carry, 0, 0, 0}, m[4] = {(u32)(carry >> 32), 0, 0, 0}, h[4] = {0, 0, 0, 0};
+            // Block j, digit p = 4j + f, column d + e: y_(d+e−p) = win[2CW − 1 + e − 4j − f]
+            // = yw[e − f + 3] with yw[k] = win[2CW − 4 − 4j + k]; consecutive blocks share 3 of
+            // these (block j + 1's yw[4..6] are block j's yw[0..2]). Groups that need every block
+            // run them unconditionally; the ragged ones run the units of ZW_U blocks that meet
+            // [jlo, jhi] (a unit's extra blocks multiply zeros: digits of x above the chunk, ring
+            // entries outside b): a test per block makes ptxas copy the accumulators at every
+            // join, ≈ 12 moves per 16 products.
+            u32 yw[7];
+#define ZW_LOAD(j, k) yw[k] = win[(2 * CW - 4 - 4 * (j) + (k)) * NT]
+#define ZW_BLOCK(j, first)                                                          \
+            _Pragma("unroll") for (int k = 4; k < 7; ++k) {                         \
+                if (first) ZW_LOAD(j, k);                                           \
+                else yw[k] = yw[k - 4];                                             \
+            }                                                                       \
+            _Pragma("unroll") for (int k = 0; k < 4; ++k) ZW_LOAD(j, k);            \
+            _Pragma("unroll") for (int f = 3; f >= 0; --f)                          \
+                _Pragma("unroll") for (int e = 0; e < 4; ++e) mac32(x[4 * (j) + f], yw[e - f + 3], l[e], m[e], h[e]);
+            constexpr int JB = 2 * CW / 4;
+            if (jlo == 0 && jhi == JB - 1) {
+#pragma unroll
+                for (int j = 0; j < JB; ++j) {
+                    ZW_BLOCK(j, j == 0)
+                }
+            } else {
+                const unsigned ulo = jlo / ZW_U, uhi = jhi / ZW_U;
+#pragma unroll
+                for (int u = 0; u * ZW_U < JB; ++u) {
+                    if ((unsigned)u < ulo || (unsigned)u > uhi) continue;
+#pragma unroll
+                    for (int j = u * ZW_U; j < (u + 1) * ZW_U && j < JB; ++j) {
+                        ZW_BLOCK(j, j > u * ZW_U ? false : (unsigned)u == ulo)
+                    }
+                }
+            }
+#undef ZW_LOAD
+#undef ZW_BLOCK
+            // The partial result's digits, then the columns' carries in order: digit d + e is
+            // final once column d + e − 1's carry is in.
+            add64((u32)r0, l[0], m[0], h[0]);
+            add64(r0 >> 32, l[1], m[1], h[1]);
+            add64((u32)r1, l[2], m[2], h[2]);
+            add64(r1 >> 32, l[3], m[3], h[3]);
+#pragma unroll
+            for (int e = 1; e < 4; ++e) add64((u64)m[e - 1] | (u64)h[e - 1] << 32, l[e], m[e], h[e]);
+            carry = (u64)m[3] | (u64)h[3] << 32;
+            const unsigned k = o0 + 2 * g;
+            if (k < lr) r[(u64)k * n + i] = (u64)l[0] | (u64)l[1] << 32;
+            if (k + 1 < lr) r[(u64)(k + 1) * n + i] = (u64)l[2] | (u64)l[3] << 32;
+        }
+        top = o0 + 2 * ng;
+    }
+    for (unsigned k = top; k < lr; ++k) r[(u64)k * n + i] = 0;
+    rs[i] = ((as[i] != 0) ^ (bs[i] != 0)) & (nza != 0) & (nzb != 0);
+}
+#endif  // CW

@@ -10,6 +10,8 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __restrict__
+// One "thread" at a time: a kernel's shared array, one per process, each thread using its own part.
+#define __shared__ static
 struct Dim { unsigned x; };
 static Dim threadIdx, blockIdx;
 static inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {

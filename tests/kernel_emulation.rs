@@ -15,7 +15,7 @@ fn emulate(dir: &str, macro_name: &str, values: &[u32]) {
     let exe_dir = std::env::current_exe().unwrap().parent().unwrap().join(dir);
     std::fs::create_dir_all(&exe_dir).unwrap();
     for v in values {
-        let exe = exe_dir.join(format!("emulate-{v}"));
+        let exe = exe_dir.join(format!("emulate-{macro_name}{v}"));
         let out = Command::new("g++")
             .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas", &format!("-D{macro_name}={v}")])
             .arg(format!("-I{}", root.join("kernels").display()))
@@ -38,6 +38,13 @@ fn emulate(dir: &str, macro_name: &str, values: &[u32]) {
 #[test]
 fn zvec_kernels_emulated_on_the_host_match_gmp() {
     emulate("zvec_kernels", "C", &[1, 3, 16]);
+}
+
+/// kernels/zvec.cu's wide chunked product zv_mulw, chunks of CW = 2, 6 and 32 limbs (the 4096-bit
+/// default: 2 chunks; the small ones: many chunks, short last chunks, every ragged block).
+#[test]
+fn zvec_wide_product_emulated_on_the_host_matches_gmp() {
+    emulate("zvec_kernels", "CW", &[2, 6, 32]);
 }
 
 /// kernels/zmod.cu: mulmod and powm for moduli of 1..L limbs padded to L = 1, 2, 5, 16.

@@ -62,6 +62,41 @@ fn prefetch() -> usize {
     *P.get_or_init(|| knob("GPMP_ZVEC_PF", 1..=8).unwrap_or(2))
 }
 
+/// Limb count from which products use the wide chunked kernel `zv_mulw` (chunks of 32 limbs
+/// against a ring of b's digits in shared memory: 3.6 KB moved per 4096-bit product against 6.6 KB
+/// for `zv_mulc`): 33, or env `GPMP_ZVEC_WIDE` (17..=2^20; for tuning). Measured on the H100
+/// (bench/results/gpu-h100.md, "zmul5" section): 4096 bits 3.52–3.54 ms per 2^20 products against
+/// 3.62–3.64 with `zv_mulc`; 2048 bits 1.09 ms against 0.89–0.92, so `zv_mulc` keeps 2048 bits.
+fn wide_from() -> usize {
+    static W: OnceLock<usize> = OnceLock::new();
+    *W.get_or_init(|| knob("GPMP_ZVEC_WIDE", MAX_REG + 1..=1 << 20).unwrap_or(2 * MAX_REG + 1))
+}
+
+/// Threads per block of `zv_mulw` (its shared ring takes 8·(2CW + 4) bytes a thread).
+const NT_WIDE: u32 = 64;
+
+/// `zv_mulw`'s specialisation: chunks of CW limbs (32, or env `GPMP_ZVEC_CW`, even, 2..=32),
+/// MINB (6 blocks of 64 threads, ≤ 170 registers, 6 × 34.8 KB of shared memory per SM; env
+/// `GPMP_ZVEC_MINBW`, 1..=32), [`prefetch`] in groups of 2 limbs, and ZW_U, the blocks of 4 digits
+/// of a chunk that the ragged columns run or skip together (4, or env `GPMP_ZVEC_ZWU`, 1..=16;
+/// measured at 4096 bits: 4 and 2 within 1 % of each other, 1 5 % slower).
+fn wide_spec() -> Spec {
+    static W: OnceLock<(usize, usize, usize)> = OnceLock::new();
+    let (cw, minb, u) = *W.get_or_init(|| {
+        (
+            knob("GPMP_ZVEC_CW", 2..=32).filter(|c| c % 2 == 0).unwrap_or(32),
+            knob("GPMP_ZVEC_MINBW", 1..=32).unwrap_or(6),
+            knob("GPMP_ZVEC_ZWU", 1..=16).unwrap_or(4),
+        )
+    });
+    wide_spec_of(cw, minb, prefetch(), u)
+}
+
+fn wide_spec_of(cw: usize, minb: usize, pf: usize, u: usize) -> Spec {
+    let d = [("CW", cw), ("NT", NT_WIDE as usize), ("MINB", minb), ("PF", pf), ("ZW_U", u)];
+    Spec { source: "zvec.cu", defines: d.iter().map(|&(k, v)| (k, v as i64)).collect() }
+}
+
 fn spec_of(c: usize, (minb, acc): (usize, usize)) -> Spec {
     Spec { source: "zvec.cu", defines: vec![("C", c as i64), ("NT", NT as i64), ("MINB", minb as i64), ("ZV_ACC", acc as i64)] }
 }
@@ -78,18 +113,20 @@ fn addsub_spec() -> Spec {
     spec_of(1, tuning(false))
 }
 
-/// The product kernel's specialisation for operands of at most `l` limbs.
-fn mul_spec(l: usize) -> Spec {
+/// The product kernel for operands of at most `l` limbs: its specialisation, name and threads per block.
+fn mul_kernel(l: usize) -> (Spec, &'static str, u32) {
     if l <= MAX_REG {
-        spec_of(l.max(1), tuning(false))
+        (spec_of(l.max(1), tuning(false)), "zv_mul", NT)
+    } else if l >= wide_from() {
+        (wide_spec(), "zv_mulw", NT_WIDE)
     } else {
-        chunked_spec(chunk(), tuning(true), prefetch())
+        (chunked_spec(chunk(), tuning(true), prefetch()), "zv_mulc", NT)
     }
 }
 
 /// Every specialisation this module can request (with the default tuning).
 pub fn specs() -> Vec<Spec> {
-    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([chunked_spec(MAX_REG, (4, 1), 2)]).collect()
+    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([chunked_spec(MAX_REG, (4, 1), 2), wide_spec_of(32, 6, 2, 4)]).collect()
 }
 
 /// The zvec stream of `dev` (created at first use, kept).
@@ -317,12 +354,12 @@ impl DevVec {
         Ok(())
     }
 
-    fn config(&self) -> Result<LaunchConfig> {
-        let blocks = self.n.div_ceil(NT as usize).max(1);
+    fn config(&self, nt: u32) -> Result<LaunchConfig> {
+        let blocks = self.n.div_ceil(nt as usize).max(1);
         if blocks > i32::MAX as usize {
             return Err(Error::SizeTooLarge(format!("{} elements in one launch", self.n)));
         }
-        Ok(LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (NT, 1, 1), shared_mem_bytes: 0 })
+        Ok(LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (nt, 1, 1), shared_mem_bytes: 0 })
     }
 
     /// a + b (`sub` false) or a − b into a new vector of `bits` bits; `Error::SizeTooLarge` when
@@ -335,7 +372,7 @@ impl DevVec {
             return Ok(r);
         }
         let f = function(&a.dev, &addsub_spec(), "zv_addsub")?;
-        let cfg = r.config()?;
+        let cfg = r.config(NT)?;
         let fits = bits > a.bits.max(b.bits);
         shield("zvec add/sub", || {
             let s = &r.stream;
@@ -376,9 +413,9 @@ impl DevVec {
         if a.n == 0 {
             return Ok(r);
         }
-        let l = a.limbs().max(b.limbs()) as usize;
-        let f = function(&a.dev, &mul_spec(l), if l <= MAX_REG { "zv_mul" } else { "zv_mulc" })?;
-        let cfg = r.config()?;
+        let (spec, name, nt) = mul_kernel(a.limbs().max(b.limbs()) as usize);
+        let f = function(&a.dev, &spec, name)?;
+        let cfg = r.config(nt)?;
         shield("zvec mul", || {
             let ((rd, rs, _), (ad, as_, _), (bd, bs, _)) = (r.ptrs(), a.ptrs(), b.ptrs());
             let (n, la, lb, lr) = (a.n as u64, a.limbs(), b.limbs(), r.limbs());
@@ -407,11 +444,15 @@ mod tests {
         let specs = specs();
         assert!(specs.contains(&addsub_spec()));
         for l in 0..=600 {
-            let s = mul_spec(l);
+            let (s, name, nt) = mul_kernel(l);
             assert!(specs.contains(&s), "{l}");
-            let c = s.defines[0].1 as usize;
-            assert!(l > MAX_REG || c >= l, "{l}: operands in registers");
-            assert!(c <= MAX_REG);
+            let (d, c) = (s.defines[0].0, s.defines[0].1 as usize);
+            assert_eq!(s.defines.iter().find(|d| d.0 == "NT").map(|d| d.1), Some(nt as i64));
+            match name {
+                "zv_mul" => assert!(d == "C" && c >= l && c <= MAX_REG, "{l}: operands in registers"),
+                "zv_mulc" => assert!(d == "C" && l > MAX_REG && c <= MAX_REG, "{l}"),
+                _ => assert!(name == "zv_mulw" && d == "CW" && l > 2 * MAX_REG && c % 2 == 0, "{l}"),
+            }
         }
     }
 }

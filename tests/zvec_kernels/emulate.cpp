@@ -1,9 +1,18 @@
 // Runs kernels/zvec.cu on the host, one "thread" at a time (CUDA built-ins shimmed; the product's
 // multiply-accumulate in its portable form, the reference of the device's PTX form), on random and
 // adversarial batches (0, ±1, 2^b − 1, random sizes 0..4096 bits, b = ±a, mixed operand sizes,
-// destinations too small), against GMP. Built by tests/kernel_emulation.rs with -DC=<limbs>.
+// destinations too small), against GMP. Built by tests/kernel_emulation.rs with -DC=<limbs> (add/sub,
+// zv_mul and zv_mulc) or -DCW=<limbs> (the wide chunked product zv_mulw alone, also on operands of
+// 4096 bits and just below, including maximal ones: all-ones limbs).
 #include "../emulate_cuda.h"
 #include "zvec.cu"
+#ifdef CW
+#define CHUNK CW
+#define CHUNK_NAME "CW"
+#else
+#define CHUNK C
+#define CHUNK_NAME "C"
+#endif
 
 // A word-major batch with poisoned padding.
 struct Vec { unsigned n, l; std::vector<u64> d; std::vector<u8> s; };
@@ -39,11 +48,17 @@ template <class F> static void launch(unsigned n, F f) {
 int main() {
   int fails = 0;
   long checks = 0;
+#ifdef CW
+  const unsigned sizes[] = {0, 1, 64, 65, 200, 1024, 1100, 2048, 2049, 3000, 3968, 4032, 4095, 4096, 4096, 4096};
+  const int iters = 200;
+#else
   const unsigned sizes[] = {0, 1, 63, 64, 65, 127, 128, 200, 256, 300, 512, 640, 1024, 1100, 2048, 3000, 4096};
+  const int iters = 300;
+#endif
   const unsigned ns = sizeof sizes / sizeof sizes[0];
   mpz_t want, got;
   mpz_init(want), mpz_init(got);
-  for (int it = 0; it < 300; it++) {
+  for (int it = 0; it < iters; it++) {
     unsigned n = 1 + rnd() % 200, ba = sizes[rnd() % ns], bb = sizes[rnd() % ns];
     std::vector<mpz_t> A(n), B(n);
     int copy = rnd() % 6;
@@ -51,11 +66,17 @@ int main() {
     for (unsigned i = 0; i < n; i++) {
       mpz_init(A[i]), mpz_init(B[i]);
       gen(A[i], ba, true);
+      if (rnd() % 8 == 0) {  // maximal: 2^ba − 1, all-ones limbs
+        mpz_set_ui(A[i], 0), mpz_setbit(A[i], ba), mpz_sub_ui(A[i], A[i], 1);
+        if (rnd() & 1) mpz_neg(A[i], A[i]);
+      }
       if (copy == 0) mpz_neg(B[i], A[i]);
       else if (copy == 1) mpz_set(B[i], A[i]);
       else gen(B[i], bb, true);
+      if (copy > 1 && rnd() % 8 == 0) mpz_set_ui(B[i], 0), mpz_setbit(B[i], bb), mpz_sub_ui(B[i], B[i], 1);
     }
     Vec a = pack(A, ba), b = pack(B, bb);
+#ifndef CW
     unsigned mb = ba > bb ? ba : bb;
     for (unsigned sub = 0; sub < 2; sub++) {
       unsigned rb = mb + 1 - (rnd() % 3 == 0 ? 1 + rnd() % 2 : 0);
@@ -74,20 +95,25 @@ int main() {
       }
       if (over != (flag != 0)) { fails++; printf("C=%d addsub sub=%u: flag %u, overflow %d\n", C, sub, flag, over); }
     }
+#endif
     unsigned rb = ba + bb + (rnd() % 3 == 0 ? rnd() % 200 : 0);
     Vec r = make(n, rb);
+#ifdef CW
+    auto mul = zv_mulw;
+#else
     auto mul = a.l <= C && b.l <= C ? zv_mul : zv_mulc;
+#endif
     launch(n, [&] { mul(r.d.data(), r.s.data(), a.d.data(), a.s.data(), b.d.data(), b.s.data(), n, a.l, b.l, r.l); });
     for (unsigned i = 0; i < n; i++) {
       mpz_mul(want, A[i], B[i]);
       checks++;
       if (unpack(got, r, i) || mpz_cmp(got, want)) {
-        if (fails++ < 5) gmp_printf("C=%d mul %u·%u bits into %u, element %u: %Zd, want %Zd\n", C, ba, bb, rb, i, got, want);
+        if (fails++ < 5) gmp_printf("%d mul %u·%u bits into %u, element %u: %Zd, want %Zd\n", CHUNK, ba, bb, rb, i, got, want);
       }
     }
     for (unsigned i = 0; i < n; i++) mpz_clear(A[i]), mpz_clear(B[i]);
   }
   mpz_clear(want), mpz_clear(got);
-  printf("C=%d: %ld checks, %d failures\n", C, checks, fails);
+  printf("%s=%d: %ld checks, %d failures\n", CHUNK_NAME, CHUNK, checks, fails);
   return fails != 0;
 }
