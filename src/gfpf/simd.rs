@@ -20,7 +20,7 @@
 use super::Gfpf;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Whether the AVX-512 paths may run (on by default; the benchmark turns them off to time the
 /// scalar fallback in the same process).
@@ -31,6 +31,16 @@ static ENABLED: AtomicBool = AtomicBool::new(true);
 #[doc(hidden)]
 pub fn set_enabled(on: bool) {
     ENABLED.store(on, Ordering::Relaxed);
+}
+
+/// A cap on the base size of the DFT plans (0: none; for benchmarks).
+static BASE_CAP: AtomicUsize = AtomicUsize::new(0);
+
+/// Caps the base size of the GFPF DFT plans at `m` elements for the whole process (0: no cap;
+/// for benchmarks that compare plans, e.g. 2k-point against 4k-point bases).
+#[doc(hidden)]
+pub fn set_base_cap(m: usize) {
+    BASE_CAP.store(m, Ordering::Relaxed);
 }
 
 /// Whether the AVX-512 base DFTs run for this field on this CPU: enabled, k ∈ {8, 16, 32},
@@ -120,10 +130,14 @@ pub(super) fn base8(f: &Gfpf, x: &mut [u64], m: usize, em: usize) {
 /// The largest base size of [`dft8`] for this field: 4k where [`mul_available`]`(f)` and
 /// k ≤ 16 (the 4k-point bases), else 2k.
 pub(super) fn max_base(f: &Gfpf) -> usize {
-    if f.k <= 16 && mul_available(f) {
+    let m = if f.k <= 16 && mul_available(f) {
         4 * f.k
     } else {
         2 * f.k
+    };
+    match BASE_CAP.load(Ordering::Relaxed) {
+        0 => m,
+        cap => m.min(cap.max(2 * f.k)),
     }
 }
 
