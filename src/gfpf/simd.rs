@@ -422,8 +422,6 @@ struct MulC {
     b: [__m512i; 3],
     bh: __m512i,
     bl: __m512i,
-    /// r < 2^63: sums of two digits fit a word ([`lazy_mul`]'s Karatsuba step for k = 16).
-    kara: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -455,7 +453,6 @@ impl MulC {
             ],
             bh: s((bias >> 32) as u64),
             bl: s(bias as u64 & 0xFFFF_FFFF),
-            kara: r < 1 << 63,
         }
     }
 
@@ -502,8 +499,7 @@ impl MulC {
 /// a·2^52 + b, a < 2^12: seven 52 × 52-bit products per pair; weights 0 and 1 < 3k·2^52 < 2^59,
 /// weight 2 < k·(2^13 + 2^24) < 2^30), then u_j + B·r (the bias of [`MulC`], which makes every
 /// weight non-negative and < 2^60) reduced once to ρ' + q·r ([`MulC::reduce`]): digit j gets ρ',
-/// digit j + 1 gets q − B (digit k wraps to −digit 0). For k = 16 and r < 2^63 the sums u_j come
-/// from one Karatsuba step ([`karatsuba`], 192 digit pairs instead of 256).
+/// digit j + 1 gets q − B (digit k wraps to −digit 0).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
 #[inline]
@@ -524,18 +520,39 @@ fn lazy_mul<const K: usize>(
     }
     h[..K].fill(z);
     l[..K].fill(z);
-    // k = 16, r < 2^63: one Karatsuba step (3 products of 8-digit halves instead of 4).
-    let kara = K == 16 && mc.kara;
-    let mut uk = [[z; 3]; K];
-    if kara {
-        karatsuba::<K>(mc, &xa, &xb, &ya, &yb, x, y, &mut uk);
-    }
     for j in 0..K {
-        let u = if kara {
-            uk[j]
-        } else {
-            schoolbook::<K>(mc, &xa, &xb, &ya, &yb, j)
+        // Seven independent accumulator chains per sign (the IFMA latency is hidden), summed
+        // into the three weights afterwards.
+        let (mut p, mut n) = ([z; 7], [z; 7]);
+        // The two signs in separate loops, so that the accumulators stay in registers.
+        macro_rules! pair {
+            ($acc:ident, $i:expr, $t:expr) => {
+                let (i, t) = ($i, $t);
+                $acc[0] = _mm512_madd52lo_epu64($acc[0], xb[i], yb[t]);
+                $acc[1] = _mm512_madd52hi_epu64($acc[1], xb[i], yb[t]);
+                $acc[2] = _mm512_madd52lo_epu64($acc[2], xa[i], yb[t]);
+                $acc[3] = _mm512_madd52lo_epu64($acc[3], xb[i], ya[t]);
+                $acc[4] = _mm512_madd52hi_epu64($acc[4], xa[i], yb[t]);
+                $acc[5] = _mm512_madd52hi_epu64($acc[5], xb[i], ya[t]);
+                $acc[6] = _mm512_madd52lo_epu64($acc[6], xa[i], ya[t]);
+            };
+        }
+        for i in 0..=j {
+            pair!(p, i, j - i);
+        }
+        for i in j + 1..K {
+            pair!(n, i, K + j - i);
+        }
+        let sum = |a: [__m512i; 7]| {
+            [
+                a[0],
+                _mm512_add_epi64(_mm512_add_epi64(a[1], a[2]), a[3]),
+                _mm512_add_epi64(_mm512_add_epi64(a[4], a[5]), a[6]),
+            ]
         };
+        let (p, n) = (sum(p), sum(n));
+        let u: [__m512i; 3] =
+            std::array::from_fn(|w| _mm512_add_epi64(_mm512_sub_epi64(p[w], n[w]), mc.b[w]));
         let [rh, rl, qh, ql] = mc.reduce(u);
         h[j] = _mm512_add_epi64(h[j], rh);
         l[j] = _mm512_add_epi64(l[j], rl);
@@ -553,148 +570,6 @@ fn lazy_mul<const K: usize>(
     for d in 0..K {
         h[d] = _mm512_add_epi64(h[d], _mm512_srai_epi64::<32>(l[d]));
         l[d] = _mm512_and_si512(l[d], m32);
-    }
-}
-
-/// The 52-bit-weight sums (u_0, u_1, u_2) of coefficient j of [`lazy_mul`]'s negacyclic product
-/// plus the bias, schoolbook: P_j − N_j + B·r.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
-#[inline]
-fn schoolbook<const K: usize>(
-    mc: MulC,
-    xa: &[__m512i; K],
-    xb: &[__m512i; K],
-    ya: &[__m512i; K],
-    yb: &[__m512i; K],
-    j: usize,
-) -> [__m512i; 3] {
-    let z = _mm512_setzero_si512();
-    // Seven independent accumulator chains per sign (the IFMA latency is hidden), summed
-    // into the three weights afterwards.
-    let (mut p, mut n) = ([z; 7], [z; 7]);
-    // The two signs in separate loops, so that the accumulators stay in registers.
-    macro_rules! pair {
-        ($acc:ident, $i:expr, $t:expr) => {
-            let (i, t) = ($i, $t);
-            $acc[0] = _mm512_madd52lo_epu64($acc[0], xb[i], yb[t]);
-            $acc[1] = _mm512_madd52hi_epu64($acc[1], xb[i], yb[t]);
-            $acc[2] = _mm512_madd52lo_epu64($acc[2], xa[i], yb[t]);
-            $acc[3] = _mm512_madd52lo_epu64($acc[3], xb[i], ya[t]);
-            $acc[4] = _mm512_madd52hi_epu64($acc[4], xa[i], yb[t]);
-            $acc[5] = _mm512_madd52hi_epu64($acc[5], xb[i], ya[t]);
-            $acc[6] = _mm512_madd52lo_epu64($acc[6], xa[i], ya[t]);
-        };
-    }
-    for i in 0..=j {
-        pair!(p, i, j - i);
-    }
-    for i in j + 1..K {
-        pair!(n, i, K + j - i);
-    }
-    let sum = |a: [__m512i; 7]| {
-        [
-            a[0],
-            _mm512_add_epi64(_mm512_add_epi64(a[1], a[2]), a[3]),
-            _mm512_add_epi64(_mm512_add_epi64(a[4], a[5]), a[6]),
-        ]
-    };
-    let (p, n) = (sum(p), sum(n));
-    std::array::from_fn(|w| _mm512_add_epi64(_mm512_sub_epi64(p[w], n[w]), mc.b[w]))
-}
-
-/// Coefficient i < 2h − 1 of the plain product of two h-digit polynomials (52-bit pieces a, b of
-/// their digits) as three unsigned 52-bit-weight sums, seven accumulator chains (as [`lazy_mul`]).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512ifma")]
-#[inline]
-fn half_product(
-    xa: &[__m512i],
-    xb: &[__m512i],
-    ya: &[__m512i],
-    yb: &[__m512i],
-    out: &mut [[__m512i; 3]],
-) {
-    let h = xa.len();
-    let z = _mm512_setzero_si512();
-    for (i, o) in out.iter_mut().enumerate().take(2 * h - 1) {
-        let mut acc = [z; 7];
-        for s in i.saturating_sub(h - 1)..=i.min(h - 1) {
-            let t = i - s;
-            acc[0] = _mm512_madd52lo_epu64(acc[0], xb[s], yb[t]);
-            acc[1] = _mm512_madd52hi_epu64(acc[1], xb[s], yb[t]);
-            acc[2] = _mm512_madd52lo_epu64(acc[2], xa[s], yb[t]);
-            acc[3] = _mm512_madd52lo_epu64(acc[3], xb[s], ya[t]);
-            acc[4] = _mm512_madd52hi_epu64(acc[4], xa[s], yb[t]);
-            acc[5] = _mm512_madd52hi_epu64(acc[5], xb[s], ya[t]);
-            acc[6] = _mm512_madd52lo_epu64(acc[6], xa[s], ya[t]);
-        }
-        *o = [
-            acc[0],
-            _mm512_add_epi64(_mm512_add_epi64(acc[1], acc[2]), acc[3]),
-            _mm512_add_epi64(_mm512_add_epi64(acc[4], acc[5]), acc[6]),
-        ];
-    }
-}
-
-/// All K sums of [`schoolbook`] by one Karatsuba step (K = 2h; r < 2^63, so a digit sum fits a
-/// word): X = X0 + T^h·X1, Y likewise, XY ≡ X0Y0 − X1Y1 + T^h·M mod T^K + 1 with
-/// M = (X0 + X1)(Y0 + Y1) − X0Y0 − X1Y1, i.e. u_j = A_j + M_(j−h) − M_(j+h), A = X0Y0 − X1Y1
-/// (3·h² digit pairs instead of K²). The weights are no longer separately non-negative but their
-/// value is exact; their bounds for K = 16: digit sums have top pieces < 2^12, so each half
-/// product has weights 0, 1 < 8·3·2^52 = 2^56.6 and weight 2 < 8·(2^13 + 2^24) < 2^27.1; then
-/// |u_0|, |u_1| < 2^56.6 + 2^57.6 < 2^58.6 and |u_2| < 2^29, within the bias (b0, b1 ≥ 2^59,
-/// b2 = 2^30), so u + B·r meets [`MulC::reduce`]'s bounds (weights 0, 1 in [0, 2^60), 2 < 2^31).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
-#[inline]
-#[allow(clippy::too_many_arguments)]
-fn karatsuba<const K: usize>(
-    mc: MulC,
-    xa: &[__m512i; K],
-    xb: &[__m512i; K],
-    ya: &[__m512i; K],
-    yb: &[__m512i; K],
-    x: &[__m512i],
-    y: &[__m512i],
-    u: &mut [[__m512i; 3]; K],
-) {
-    let h = K / 2;
-    let z = _mm512_setzero_si512();
-    let (mut sxa, mut sxb, mut sya, mut syb) = ([z; K], [z; K], [z; K], [z; K]);
-    for d in 0..h {
-        let (sx, sy) = (
-            _mm512_add_epi64(x[d], x[d + h]),
-            _mm512_add_epi64(y[d], y[d + h]),
-        );
-        sxa[d] = _mm512_srli_epi64::<52>(sx);
-        sxb[d] = _mm512_and_si512(sx, mc.m52);
-        sya[d] = _mm512_srli_epi64::<52>(sy);
-        syb[d] = _mm512_and_si512(sy, mc.m52);
-    }
-    let (mut p0, mut p1, mut m) = ([[z; 3]; K], [[z; 3]; K], [[z; 3]; K]);
-    half_product(&xa[..h], &xb[..h], &ya[..h], &yb[..h], &mut p0);
-    half_product(&xa[h..], &xb[h..], &ya[h..], &yb[h..], &mut p1);
-    half_product(&sxa[..h], &sxb[..h], &sya[..h], &syb[..h], &mut m);
-    for i in 0..2 * h - 1 {
-        for w in 0..3 {
-            m[i][w] = _mm512_sub_epi64(m[i][w], _mm512_add_epi64(p0[i][w], p1[i][w]));
-        }
-    }
-    for (j, uj) in u.iter_mut().enumerate() {
-        for w in 0..3 {
-            let mut v = mc.b[w];
-            if j < 2 * h - 1 {
-                v = _mm512_add_epi64(v, _mm512_sub_epi64(p0[j][w], p1[j][w]));
-            }
-            if j >= h {
-                v = _mm512_add_epi64(v, m[j - h][w]);
-            }
-            if j + h < 2 * h - 1 {
-                v = _mm512_sub_epi64(v, m[j + h][w]);
-            }
-            uj[w] = v;
-        }
     }
 }
 
@@ -857,9 +732,7 @@ unsafe fn dft8_k<const K: usize>(
         if m > mm {
             // The last level of a 4k-point base: the odd O_j normalised and times ω_m, then
             // butterflies with the shifts r^(em·⌊j/2⌋).
-            let Some(root) = root else {
-                unreachable!("dft8 asserts root for m > 2k")
-            };
+            let Some(root) = root else { unreachable!("dft8 asserts root for m > 2k") };
             let cd: [__m512i; K] = std::array::from_fn(|d| _mm512_set1_epi64(root[d] as i64));
             let mut tmp = [[0u64; K]; 8];
             let tp: *mut u64 = tmp.as_mut_ptr().cast();
