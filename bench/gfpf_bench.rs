@@ -8,6 +8,12 @@
 //! medians; the multi-thread wall times afterwards, in a separate loop (so that no many-thread
 //! burst runs between single-thread timings). The GMP data is allocated in index order with room
 //! for a product (mpz_init2), so that the timed FFT never reallocates;
+//! `GFPF_SCALAR_MAX=lg` times the scalar fallback only up to N = 2^lg (to fit a time limit);
+//! `GFPF_K=16` times only that field (8 or 16; default both); `GFPF_MIN_LG=lg` starts at 2^lg.
+//! `gfpf_bench plans lo hi`: the gfpf DFT alone for N = 2^lo..2^hi, plans with 2k-point bases
+//! only against plans with 4k-point bases (`set_base_cap`), interleaved, medians of thread CPU
+//! time, and ns per element per pass.
+//! `GFPF_PROFILE_LG=lg [GFPF_K=k GFPF_BASE_CAP=m]`: only that DFT, repeated (for perf).
 //! `cargo run --release --example gfpf_bench mul`: plain against FFT-based (CRT) product per k. Single-thread times are
 //! thread CPU times (best of a few runs), so that a shared machine's load does not inflate them.
 use gmp_mpfr_sys::gmp;
@@ -181,10 +187,70 @@ fn main() {
         }
         return;
     }
+    let env = |v: &str| std::env::var(v).ok().and_then(|s| s.parse::<usize>().ok());
+    let ks: Vec<usize> = env("GFPF_K").map_or(vec![8, 16], |k| vec![k]);
+    let min_lg = env("GFPF_MIN_LG").unwrap_or(12) as u32;
+    if std::env::args().nth(1).as_deref() == Some("plans") {
+        let arg = |i: usize| std::env::args().nth(i).unwrap().parse::<u32>().unwrap();
+        let (lo, hi) = (arg(2), arg(3));
+        println!("gfpf DFT alone, 1 thread, thread CPU time, medians of interleaved rounds");
+        for &k in &ks {
+            let f = Gfpf::builtin(k).unwrap();
+            for lg in lo..=hi {
+                let n = 1usize << lg;
+                let w = f.root_of_unity(n).unwrap();
+                let x: Vec<u64> = (0..n)
+                    .flat_map(|i| f.from_u64(rng.next() ^ i as u64))
+                    .collect();
+                let mut y = x.clone();
+                let caps = [2 * k, 4 * k];
+                let mut t = [vec![], vec![]];
+                let mut out = [vec![], vec![]];
+                let reps = if lg <= 15 { 9 } else if lg <= 18 { 5 } else { 3 };
+                one.install(|| {
+                    for round in 0..=reps {
+                        for i in [round % 2, 1 - round % 2] {
+                            gpmp::gfpf::set_base_cap(caps[i]);
+                            let s = best(1, || {
+                                y.copy_from_slice(&x);
+                                f.dft(&mut y, n, &w).unwrap();
+                            });
+                            if round > 0 {
+                                t[i].push(s);
+                            }
+                            out[i] = y.clone();
+                        }
+                    }
+                });
+                gpmp::gfpf::set_base_cap(0);
+                let line: Vec<String> = (0..2)
+                    .map(|i| {
+                        let passes = lg.div_ceil(caps[i].trailing_zeros());
+                        let m = median(t[i].clone());
+                        format!(
+                            "base<={:3}: {passes} passes {:9.2} ms {:6.2} ns/el/pass",
+                            caps[i],
+                            m * 1e3,
+                            m * 1e9 / (n as f64 * passes as f64)
+                        )
+                    })
+                    .collect();
+                println!(
+                    "k={k:3} N=2^{lg}: {} | {} | 4k/2k {:.3} [equal: {}]",
+                    line[0],
+                    line[1],
+                    median(t[1].clone()) / median(t[0].clone()),
+                    out[0] == out[1]
+                );
+            }
+        }
+        return;
+    }
     if let Ok(lg) = std::env::var("GFPF_PROFILE_LG") {
-        // Only the P3 DFT, repeated (for perf).
+        // Only one DFT, repeated (for perf).
+        gpmp::gfpf::set_base_cap(env("GFPF_BASE_CAP").unwrap_or(0));
         let (f, n) = (
-            Gfpf::builtin(8).unwrap(),
+            Gfpf::builtin(ks[0]).unwrap(),
             1usize << lg.parse::<u32>().unwrap(),
         );
         let w = f.root_of_unity(n).unwrap();
@@ -196,8 +262,12 @@ fn main() {
         }
         return;
     }
+    let scalar_max: u32 = std::env::var("GFPF_SCALAR_MAX")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(u32::MAX);
     println!("threads available: {threads}");
-    for k in [8usize, 16] {
+    for &k in &ks {
         let f = Gfpf::builtin(k).unwrap();
         let p = Z::from_limbs(f.prime());
         let pl = f.prime().len();
@@ -258,7 +328,7 @@ fn main() {
             tg / t1,
             zn == zs
         );
-        for lg in 12..=max_lg {
+        for lg in min_lg..=max_lg {
             let n = 1usize << lg;
             let w = f.root_of_unity(n).unwrap();
             let x: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
@@ -298,6 +368,9 @@ fn main() {
                         order.reverse();
                     }
                     for v in order {
+                        if v == 1 && lg > scalar_max {
+                            continue;
+                        }
                         let t = if v < 2 {
                             gpmp::gfpf::set_simd(v == 0);
                             let out = if v == 0 { &mut y } else { &mut ys };
@@ -321,12 +394,13 @@ fn main() {
             });
             gpmp::gfpf::set_simd(true);
             // Same result?
-            let same = y == ys
+            let same = (lg > scalar_max || y == ys)
                 && yz
                     .iter()
                     .zip(y.chunks(k))
                     .all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });
-            let (t1, ts, tg) = (median(t1), median(ts), median(tg));
+            let ts = if ts.is_empty() { f64::NAN } else { median(ts) };
+            let (t1, tg) = (median(t1), median(tg));
             println!(
                 "k={k:3} N=2^{lg}: gfpf 1t {:9.2} ms (scalar {:9.2}) | gmp fft {:9.2} ms | speed-up 1t {:5.2}x (scalar {:5.2}x) [equal: {same}]",
                 t1 * 1e3,
@@ -338,9 +412,9 @@ fn main() {
         }
     }
     // The parallel transform on all threads, wall time, after all single-thread timings.
-    for k in [8usize, 16] {
+    for &k in &ks {
         let f = Gfpf::builtin(k).unwrap();
-        for lg in 12..=max_lg {
+        for lg in min_lg..=max_lg {
             let n = 1usize << lg;
             let w = f.root_of_unity(n).unwrap();
             let x: Vec<u64> = (0..n)

@@ -13,7 +13,11 @@
 //! place (strided) and writes the outputs to their step-(4) places in the other buffer, the two
 //! buffers alternating so that the last pass lands in x (f passes over the data in all).
 //! With AVX-512 ([`simd`]), eight base DFTs run per vector, with the twiddles of step (2) as IFMA
-//! products fused into them. Batches run in parallel (rayon); the twiddles ω^i (i < N) are
+//! products fused into them; with the IFMA products and k ≤ 16 a base size may also be 4k
+//! (M = 4k: f = ⌈log_4k N⌉ passes; one radix-2 level with products by ω_4k on a quarter of the
+//! elements, [`simd::dft8`]), which saves a pass where log2 N is not a multiple of log2 2k
+//! (P3: N = 2^13, 2^14, 2^15, 2^17, 2^18, 2^19; P4: 2^12, 2^16, 2^17, 2^18). While a batch
+//! loads, the next batch's inputs and twiddles are prefetched. Batches run in parallel (rayon); the twiddles ω^i (i < N) are
 //! tabulated once per (N, ω) and cached in the field.
 use super::{simd, Gfpf};
 use crate::int::try_zeroed;
@@ -72,6 +76,8 @@ struct Plan<'a> {
     inverse: bool,
     t0: usize,
     m0: usize,
+    /// The largest base size: 2k, or 4k with the IFMA products ([`simd::max_base`]).
+    max_base: usize,
 }
 
 /// A buffer of N elements shared by the tasks of a pass, which touch disjoint elements.
@@ -145,11 +151,13 @@ impl Plan<'_> {
         }
     }
 
-    /// The base size n2 of the last pass of a DFT of size n > 2k: n is cut into
-    /// f = ⌈log_2k n⌉ base sizes as even as possible, the smallest ones last.
+    /// The base size n2 of the last pass of a DFT of size n > M (M = `max_base`): n is cut into
+    /// f = ⌈log_M n⌉ base sizes as even as possible, the smallest ones last (so a 4k-point
+    /// base, which costs 1/4 product per element more than a 2k-point one, is used only where it
+    /// saves a pass: e.g. P3, N = 2^13 = 32·16·16 in three passes instead of four).
     fn split(&self, n: usize) -> usize {
         let lg = n.trailing_zeros();
-        let f = lg.div_ceil((2 * self.f.k).trailing_zeros());
+        let f = lg.div_ceil(self.max_base.trailing_zeros());
         1 << (lg / f)
     }
 
@@ -157,7 +165,7 @@ impl Plan<'_> {
     /// scratch. n = n1·n2: the columns of size n1 (the rows of n2·c elements, [`Plan::dft_out`]
     /// into b), then the twiddled base DFTs of size n2 from b back to a ([`Plan::pass`]).
     fn dft_in(&self, a: Buf, b: Buf, n: usize, c: usize) {
-        if n <= 2 * self.f.k {
+        if n <= self.max_base {
             self.pass(a, a, 1, n, c);
         } else {
             let n2 = self.split(n);
@@ -168,7 +176,7 @@ impl Plan<'_> {
 
     /// [`Plan::dft_in`] with the result in b (a is scratch).
     fn dft_out(&self, a: Buf, b: Buf, n: usize, c: usize) {
-        if n <= 2 * self.f.k {
+        if n <= self.max_base {
             self.pass(a, b, 1, n, c);
         } else {
             let n2 = self.split(n);
@@ -187,7 +195,10 @@ impl Plan<'_> {
         let k = self.f.k;
         let lanes = n1 * c;
         let nb = lanes.div_ceil(8);
-        let (mult, lc, em) = (self.tw.n / (n1 * n2), c.trailing_zeros(), self.base_exp(n2));
+        let (mult, lc) = (self.tw.n / (n1 * n2), c.trailing_zeros());
+        // A 4k-point base (n2 > 2k): r^em = ω_n2², and ω_n2 itself for its last level.
+        let em = self.base_exp(n2.min(2 * k));
+        let root = (n2 > 2 * k).then(|| self.twiddle(self.tw.n / n2));
         let batch = |bi: usize, tmp: &mut Vec<u64>| {
             let u0 = 8 * bi;
             let cnt = (lanes - u0).min(8);
@@ -210,16 +221,25 @@ impl Plan<'_> {
                     dst: dp,
                     dst_step: n1 * c * k,
                     lanes: cnt,
+                    // The next batch: eight columns on (c ≥ 8) or 8/c rows a on.
+                    next: if bi + 1 == nb {
+                        0
+                    } else if c >= 8 {
+                        8 * k
+                    } else {
+                        8 * n2 * k
+                    },
                 };
                 let tw = simd::Twiddles {
                     table: self.tw.pows.as_ptr(),
                     step,
                     n: self.tw.n,
                     inverse: self.inverse,
+                    next: if bi + 1 == nb || c >= 8 { 0 } else { mult * (8 / c) },
                 };
                 // SAFETY: every (lane, element) of every batch is a distinct element of src and of
                 // dst (the index maps above are bijections); step·b < N (the table's size).
-                unsafe { simd::dft8(self.f, n2, em, &io, twiddled.then_some(&tw)) };
+                unsafe { simd::dft8(self.f, n2, em, &io, twiddled.then_some(&tw), root) };
                 return;
             }
             // Scalar: gather the rows, twiddles, base DFTs (batched if possible), scatter.
@@ -309,14 +329,20 @@ impl Gfpf {
         let Some(t0) = self.log_r(eta) else {
             return Err(crate::Error::Internal("ω^(N/M) is not a power of r".into()));
         };
+        let mul_simd = simd && simd::mul_available(self);
         let plan = Plan {
             f: self,
             simd: simd && simd::available(self),
-            mul_simd: simd && simd::mul_available(self),
+            mul_simd,
             tw: &tw,
             inverse,
             t0,
             m0,
+            max_base: if mul_simd {
+                simd::max_base(self)
+            } else {
+                2 * self.k
+            },
         };
         let mut scratch = try_zeroed(x.len())?;
         plan.dft_in(Buf(x.as_mut_ptr()), Buf(scratch.as_mut_ptr()), n, 1);

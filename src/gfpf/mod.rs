@@ -27,6 +27,8 @@ mod simd;
 
 #[doc(hidden)]
 pub use simd::set_enabled as set_simd;
+#[doc(hidden)]
+pub use simd::set_base_cap;
 
 pub use field::Gfpf;
 

@@ -1,4 +1,5 @@
-//! AVX-512 batches of the shift-only base DFTs (size m ≤ 2k) of [`super::fft`] and of element
+//! AVX-512 batches of the base DFTs (size m ≤ 2k shift-only, m = 4k with products by ω_4k on a
+//! quarter of the elements, [`dft8`]) of [`super::fft`] and of element
 //! products (AVX-512 IFMA, [`lazy_mul`]; the twiddles of the six-step, fused into the base DFTs
 //! that follow them, and [`Gfpf::mul_n`]): eight rows (elements) at once, one per lane,
 //! digit-major (vector d holds digit d of one element of each of the eight rows).
@@ -7,7 +8,8 @@
 //! signed 64-bit lanes, value H·2^32 + L. A butterfly (a, b) ← (a + b·r^s, a − b·r^s) is exact in
 //! Z[T]/(T^k + 1) at T = r: b·r^s rotates the digits by s mod k and negates the wrapped ones (all of
 //! them when s ≥ k), so a level is 4k lane additions/subtractions and no carry; after log2 m ≤
-//! log2 2k ≤ 6 levels |H|, |L| < 2^38 (|H| < 2^50 when the inputs are lazy products, |H| < 2^44).
+//! log2 2k ≤ 6 levels |H|, |L| < 2^38 (|H| < 2^50 when the inputs are lazy products, |H| < 2^44;
+//! a 4k-point base, k ≤ 16, has log2 4k ≤ 6 levels too).
 //! Special inputs need no care (−1 is the digit r at the top).
 //! Each output is normalised once ([`finish`]): every digit t = H·2^32 + L splits on its own as
 //! q·r + s, the quotient estimated in f64 from H (2^32/r < 2^−8 for r ≥ 2^40, so off by at most
@@ -18,7 +20,7 @@
 use super::Gfpf;
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Whether the AVX-512 paths may run (on by default; the benchmark turns them off to time the
 /// scalar fallback in the same process).
@@ -29,6 +31,16 @@ static ENABLED: AtomicBool = AtomicBool::new(true);
 #[doc(hidden)]
 pub fn set_enabled(on: bool) {
     ENABLED.store(on, Ordering::Relaxed);
+}
+
+/// A cap on the base size of the DFT plans (0: none; for benchmarks).
+static BASE_CAP: AtomicUsize = AtomicUsize::new(0);
+
+/// Caps the base size of the GFPF DFT plans at `m` elements for the whole process (0: no cap;
+/// for benchmarks that compare plans, e.g. 2k-point against 4k-point bases).
+#[doc(hidden)]
+pub fn set_base_cap(m: usize) {
+    BASE_CAP.store(m, Ordering::Relaxed);
 }
 
 /// Whether the AVX-512 base DFTs run for this field on this CPU: enabled, k ∈ {8, 16, 32},
@@ -60,6 +72,9 @@ pub(super) struct Lanes {
     pub dst: [*mut u64; 8],
     pub dst_step: usize,
     pub lanes: usize,
+    /// Words from each lane's input to the next batch's (prefetched while this one loads;
+    /// 0: none).
+    pub next: usize,
 }
 
 /// The twiddles of a batch of [`dft8`]: element e of lane l is first multiplied by
@@ -69,12 +84,19 @@ pub(super) struct Twiddles {
     pub step: [usize; 8],
     pub n: usize,
     pub inverse: bool,
+    /// The next batch's steps are step[l] + next (its twiddles are prefetched; 0: none).
+    pub next: usize,
 }
 
 impl Twiddles {
     /// The k words of lane l's twiddle for element e.
     fn ptr(&self, l: usize, e: usize, k: usize) -> *const u64 {
-        let i = self.step[l] * e;
+        self.ptr_at(self.step[l], e, k)
+    }
+
+    /// The k words of ω^(±step·e) (step·e taken mod n).
+    fn ptr_at(&self, step: usize, e: usize, k: usize) -> *const u64 {
+        let i = (step * e) & (self.n - 1);
         let i = if self.inverse {
             (self.n - i) & (self.n - 1)
         } else {
@@ -99,30 +121,59 @@ pub(super) fn base8(f: &Gfpf, x: &mut [u64], m: usize, em: usize) {
         dst,
         dst_step: k,
         lanes: 8,
+        next: 0,
     };
     // SAFETY: eight disjoint rows of m elements in x.
-    unsafe { dft8(f, m, em, &io, None) };
+    unsafe { dft8(f, m, em, &io, None, None) };
 }
 
-/// The DFTs of size m ≤ 2k at ω_m = r^em (em < 2k) of the rows of a batch ([`Lanes`]), as
-/// [`super::fft`]'s scalar base case computes them; with `tw`, the elements are first multiplied
-/// by their twiddles (the lazy product [`lazy_mul`] feeds the butterflies, one normalisation for
-/// both; element 0 is taken as ω^0 = 1). Requires [`available`]`(f)`, m a power of 2 ≤ 2k, and
-/// [`mul_available`]`(f)` with `tw`.
+/// The largest base size of [`dft8`] for this field: 4k where [`mul_available`]`(f)` and
+/// k ≤ 16 (the 4k-point bases), else 2k.
+pub(super) fn max_base(f: &Gfpf) -> usize {
+    let m = if f.k <= 16 && mul_available(f) {
+        4 * f.k
+    } else {
+        2 * f.k
+    };
+    match BASE_CAP.load(Ordering::Relaxed) {
+        0 => m,
+        cap => m.min(cap.max(2 * f.k)),
+    }
+}
+
+/// The DFTs of size m of the rows of a batch ([`Lanes`]), as [`super::fft`]'s scalar base case
+/// computes them: for m ≤ 2k at ω_m = r^em (em < 2k), shift-only; for m = 4k ≤ [`max_base`]`(f)`
+/// at ω_m = `root` with ω_m² = r^em: two shift-only DFTs of size 2k (even and odd inputs, radix-2
+/// DIT) and a last level X_j, X_(j+2k) = E_j ± ω_m^j·O_j, where ω_m^j = r^(em·⌊j/2⌋) is a shift for
+/// even j and r^(em·⌊j/2⌋)·ω_m for odd j: the 2k/2 odd O_j are normalised and multiplied by ω_m
+/// ([`lazy_mul`]), so a 4k-point base costs 1/4 product per element and replaces a pass.
+/// With `tw`, the elements are first multiplied by their twiddles (the lazy product [`lazy_mul`]
+/// feeds the butterflies, one normalisation for both; element 0 is taken as ω^0 = 1).
+/// Requires [`available`]`(f)`, m a power of 2 ≤ [`max_base`]`(f)`, and [`mul_available`]`(f)`
+/// with `tw`.
 ///
 /// # Safety
 /// The lanes below `io.lanes` read m canonical elements and write m elements as [`Lanes`] says,
-/// the writes of different lanes disjoint; `tw`'s table holds its n elements.
-pub(super) unsafe fn dft8(f: &Gfpf, m: usize, em: usize, io: &Lanes, tw: Option<&Twiddles>) {
-    assert!(available(f) && m <= 2 * f.k && m.is_power_of_two() && (1..=8).contains(&io.lanes));
+/// the writes of different lanes disjoint; `tw`'s table holds its n elements; `root` holds k
+/// words (a canonical element) when m > 2k.
+pub(super) unsafe fn dft8(
+    f: &Gfpf,
+    m: usize,
+    em: usize,
+    io: &Lanes,
+    tw: Option<&Twiddles>,
+    root: Option<&[u64]>,
+) {
+    assert!(available(f) && m <= max_base(f) && m.is_power_of_two() && (1..=8).contains(&io.lanes));
     assert!(tw.is_none() || mul_available(f));
+    assert!(m <= 2 * f.k || root.is_some_and(|w| w.len() == f.k));
     #[cfg(target_arch = "x86_64")]
     // SAFETY: AVX-512F/DQ/IFMA detected (available), the pointers (caller).
     unsafe {
         match f.k {
-            8 => dft8_k::<8>(f, m, em, io, tw),
-            16 => dft8_k::<16>(f, m, em, io, tw),
-            _ => dft8_k::<32>(f, m, em, io, tw),
+            8 => dft8_k::<8>(f, m, em, io, tw, root),
+            16 => dft8_k::<16>(f, m, em, io, tw, root),
+            _ => dft8_k::<32>(f, m, em, io, tw, root),
         }
     }
 }
@@ -557,10 +608,50 @@ unsafe fn mul8_k<const K: usize>(f: &Gfpf, z: &mut [u64], y: &[*const u64; 8]) {
     unsafe { finish::<K>(f, Norm::new(f.r), &mut h, &mut l, &zp, 8) };
 }
 
+/// (a, b) ← (a + b·r^sh, a − b·r^sh) for the lazy elements at pa and pb of buf ((H, L) pairs:
+/// K vectors of H then K of L; sh < 2K); tb is scratch.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn butterfly<const K: usize>(
+    buf: &mut [__m512i],
+    tb: &mut [[__m512i; K]; 2],
+    pa: usize,
+    pb: usize,
+    sh: usize,
+) {
+    let (neg, s) = (sh >= K, sh % K);
+    tb[0].copy_from_slice(&buf[pb..pb + K]);
+    tb[1].copy_from_slice(&buf[pb + K..pb + 2 * K]);
+    // Digit d of b·r^s: ±b_{d−s} (d ≥ s), ∓b_{K−s+d} (d < s), + unless neg.
+    for (d0, d1, src, minus) in [(0, s, K - s, !neg), (s, K, 0, neg)] {
+        for d in d0..d1 {
+            for (part, tb) in [(0, &tb[0]), (K, &tb[1])] {
+                let a = buf[pa + part + d];
+                let t = tb[src + d - d0];
+                let (u, v) = if minus {
+                    (_mm512_sub_epi64(a, t), _mm512_add_epi64(a, t))
+                } else {
+                    (_mm512_add_epi64(a, t), _mm512_sub_epi64(a, t))
+                };
+                buf[pa + part + d] = u;
+                buf[pb + part + d] = v;
+            }
+        }
+    }
+}
+
 /// [`dft8`] for k = K.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
-unsafe fn dft8_k<const K: usize>(f: &Gfpf, m: usize, em: usize, io: &Lanes, tw: Option<&Twiddles>) {
+unsafe fn dft8_k<const K: usize>(
+    f: &Gfpf,
+    m: usize,
+    em: usize,
+    io: &Lanes,
+    tw: Option<&Twiddles>,
+    root: Option<&[u64]>,
+) {
     BUF.with_borrow_mut(|buf| {
         let w = 2 * K;
         if buf.len() < m * w {
@@ -586,6 +677,13 @@ unsafe fn dft8_k<const K: usize>(f: &Gfpf, m: usize, em: usize, io: &Lanes, tw: 
             // SAFETY: lane l's element e (caller).
             let xp: [*const u64; 8] =
                 std::array::from_fn(|l| unsafe { io.src[lane(l)].add(e * io.src_step) });
+            if io.next != 0 {
+                for p in xp {
+                    for line in (0..K).step_by(8) {
+                        _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(io.next + line).cast());
+                    }
+                }
+            }
             // SAFETY: as above.
             unsafe { load8::<K>(&xp, &mut xd) };
             let (hs, ls) = buf[pe * w..(pe + 1) * w].split_at_mut(K);
@@ -599,6 +697,14 @@ unsafe fn dft8_k<const K: usize>(f: &Gfpf, m: usize, em: usize, io: &Lanes, tw: 
                         }
                     } else {
                         let yp: [*const u64; 8] = std::array::from_fn(|l| t.ptr(lane(l), e, K));
+                        if t.next != 0 {
+                            for l in 0..8 {
+                                let p = t.ptr_at(t.step[lane(l)] + t.next, e, K);
+                                for line in (0..K).step_by(8) {
+                                    _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(line).cast());
+                                }
+                            }
+                        }
                         // SAFETY: each twiddle pointer holds K words (Twiddles).
                         unsafe { load8::<K>(&yp, &mut yd) };
                     }
@@ -607,41 +713,48 @@ unsafe fn dft8_k<const K: usize>(f: &Gfpf, m: usize, em: usize, io: &Lanes, tw: 
                 _ => split_digits::<K>(&xd, hs, ls),
             }
         }
-        // Radix-2 levels, lazily (see the module doc).
+        // Radix-2 levels, lazily (see the module doc): the shift-only ones up to size mm.
         let k2 = 2 * K;
+        let mm = m.min(k2);
+        let mut tb = [[zero; K]; 2];
         let mut len = 2;
-        let (mut tbh, mut tbl) = ([zero; K], [zero; K]);
-        while len <= m {
-            let (half, step) = (len / 2, em * (m / len) % k2);
+        while len <= mm {
+            let (half, step) = (len / 2, em * (mm / len) % k2);
             for blk in (0..m).step_by(len) {
                 for j in 0..half {
                     let sh = (step * j) & (k2 - 1);
-                    let (neg, s) = (sh >= K, sh % K);
-                    let (pa, pb) = ((blk + j) * w, (blk + j + half) * w);
-                    tbh.copy_from_slice(&buf[pb..pb + K]);
-                    tbl.copy_from_slice(&buf[pb + K..pb + w]);
-                    // Digit d of b·r^s: ±b_{d−s} (d ≥ s), ∓b_{K−s+d} (d < s), + unless neg.
-                    for (d0, d1, src, minus) in [(0, s, K - s, !neg), (s, K, 0, neg)] {
-                        for d in d0..d1 {
-                            for (part, tb) in [(0, &tbh), (K, &tbl)] {
-                                let a = buf[pa + part + d];
-                                let t = tb[src + d - d0];
-                                let (u, v) = if minus {
-                                    (_mm512_sub_epi64(a, t), _mm512_add_epi64(a, t))
-                                } else {
-                                    (_mm512_add_epi64(a, t), _mm512_sub_epi64(a, t))
-                                };
-                                buf[pa + part + d] = u;
-                                buf[pb + part + d] = v;
-                            }
-                        }
-                    }
+                    butterfly::<K>(buf, &mut tb, (blk + j) * w, (blk + j + half) * w, sh);
                 }
             }
             len *= 2;
         }
-        // Normalise and store.
         let nm = Norm::new(f.r);
+        if m > mm {
+            // The last level of a 4k-point base: the odd O_j normalised and times ω_m, then
+            // butterflies with the shifts r^(em·⌊j/2⌋).
+            let Some(root) = root else { unreachable!("dft8 asserts root for m > 2k") };
+            let cd: [__m512i; K] = std::array::from_fn(|d| _mm512_set1_epi64(root[d] as i64));
+            let mut tmp = [[0u64; K]; 8];
+            let tp: *mut u64 = tmp.as_mut_ptr().cast();
+            // SAFETY: eight disjoint runs of K words in tmp.
+            let (tw8, tr8): ([*mut u64; 8], [*const u64; 8]) = (
+                std::array::from_fn(|l| unsafe { tp.add(l * K) }),
+                std::array::from_fn(|l| unsafe { tp.add(l * K).cast_const() }),
+            );
+            for j in (1..mm).step_by(2) {
+                let (hs, ls) = buf[(mm + j) * w..(mm + j + 1) * w].split_at_mut(K);
+                // SAFETY: tmp holds the eight lanes' K words; they are read back at once.
+                unsafe {
+                    finish::<K>(f, nm, hs, ls, &tw8, 8);
+                    load8::<K>(&tr8, &mut xd);
+                }
+                lazy_mul::<K>(mc, &xd, &cd, hs, ls);
+            }
+            for j in 0..mm {
+                butterfly::<K>(buf, &mut tb, j * w, (mm + j) * w, (em * (j / 2)) & (k2 - 1));
+            }
+        }
+        // Normalise and store.
         for e in 0..m {
             let (hs, ls) = buf[e * w..(e + 1) * w].split_at_mut(K);
             // SAFETY: lane l's output element e (caller); padding lanes are not stored.
