@@ -25,6 +25,12 @@ use std::time::Instant;
 mod common;
 use common::Rng;
 
+/// The root of unity of order n and n random elements (rows layout): a DFT's input.
+fn dft_input(f: &Gfpf, n: usize, rng: &mut Rng) -> (Vec<u64>, Vec<u64>) {
+    let x = (0..n).flat_map(|i| f.from_u64(rng.next() ^ i as u64)).collect();
+    (f.root_of_unity(n).unwrap(), x)
+}
+
 struct Z(gmp::mpz_t);
 impl Z {
     fn new() -> Self {
@@ -198,10 +204,7 @@ fn main() {
             let f = Gfpf::builtin(k).unwrap();
             for lg in lo..=hi {
                 let n = 1usize << lg;
-                let w = f.root_of_unity(n).unwrap();
-                let x: Vec<u64> = (0..n)
-                    .flat_map(|i| f.from_u64(rng.next() ^ i as u64))
-                    .collect();
+                let (w, x) = dft_input(&f, n, &mut rng);
                 let mut y = x.clone();
                 let caps = [2 * k, 4 * k];
                 let mut t = [vec![], vec![]];
@@ -416,10 +419,7 @@ fn main() {
         let f = Gfpf::builtin(k).unwrap();
         for lg in min_lg..=max_lg {
             let n = 1usize << lg;
-            let w = f.root_of_unity(n).unwrap();
-            let x: Vec<u64> = (0..n)
-                .flat_map(|i| f.from_u64(rng.next() ^ i as u64))
-                .collect();
+            let (w, x) = dft_input(&f, n, &mut rng);
             let mut y = x.clone();
             let tp = best_wall(if lg <= 17 { 5 } else { 3 }, || {
                 y.copy_from_slice(&x);
