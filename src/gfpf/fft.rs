@@ -161,27 +161,18 @@ impl Plan<'_> {
         1 << (lg / f)
     }
 
-    /// DFTs of size n of the c columns of a (n rows of c elements), in place; b (as large) is
-    /// scratch. n = n1·n2: the columns of size n1 (the rows of n2·c elements, [`Plan::dft_out`]
-    /// into b), then the twiddled base DFTs of size n2 from b back to a ([`Plan::pass`]).
-    fn dft_in(&self, a: Buf, b: Buf, n: usize, c: usize) {
+    /// DFTs of size n of the c columns of a (n rows of c elements), the result in b if `to_b`,
+    /// else in a; the other buffer (as large) is scratch. n = n1·n2: the columns of size n1 (the
+    /// rows of n2·c elements, into the other buffer), then the twiddled base DFTs of size n2 from
+    /// there to the result's buffer ([`Plan::pass`]), so the buffers alternate level by level.
+    fn dft(&self, a: Buf, b: Buf, n: usize, c: usize, to_b: bool) {
+        let (src, dst) = if to_b { (a, b) } else { (b, a) };
         if n <= self.max_base {
-            self.pass(a, a, 1, n, c);
+            self.pass(a, dst, 1, n, c);
         } else {
             let n2 = self.split(n);
-            self.dft_out(a, b, n / n2, n2 * c);
-            self.pass(b, a, n / n2, n2, c);
-        }
-    }
-
-    /// [`Plan::dft_in`] with the result in b (a is scratch).
-    fn dft_out(&self, a: Buf, b: Buf, n: usize, c: usize) {
-        if n <= self.max_base {
-            self.pass(a, b, 1, n, c);
-        } else {
-            let n2 = self.split(n);
-            self.dft_in(a, b, n / n2, n2 * c);
-            self.pass(a, b, n / n2, n2, c);
+            self.dft(a, b, n / n2, n2 * c, !to_b);
+            self.pass(src, dst, n / n2, n2, c);
         }
     }
 
@@ -345,7 +336,7 @@ impl Gfpf {
             },
         };
         let mut scratch = try_zeroed(x.len())?;
-        plan.dft_in(Buf(x.as_mut_ptr()), Buf(scratch.as_mut_ptr()), n, 1);
+        plan.dft(Buf(x.as_mut_ptr()), Buf(scratch.as_mut_ptr()), n, 1, false);
         Ok(())
     }
 
