@@ -20,7 +20,7 @@
 //! loads, the next batch's inputs and twiddles are prefetched. Batches run in parallel (rayon); the twiddles ω^i (i < N) are
 //! tabulated once per (N, ω) and cached in the field.
 use super::{simd, Gfpf};
-use crate::int::try_zeroed;
+use crate::nmod::multimod;
 use crate::{invalid, Result};
 use rayon::prelude::*;
 
@@ -45,10 +45,12 @@ impl Twiddles {
 }
 
 impl Gfpf {
-    /// ω^e for e < n, element-major (parallel runs of repeated products from ω^(256·c)).
+    /// ω^e for e < n, element-major (parallel runs of repeated products from ω^(256·c)); the
+    /// table is on huge pages where it is large ([`multimod::fresh`]: the last pass of a DFT
+    /// gathers its twiddles from all over it).
     pub fn powers(&self, omega: &[u64], n: usize) -> Result<Vec<u64>> {
         let k = self.k;
-        let mut pows = try_zeroed(n * k)?;
+        let mut pows = multimod::fresh(n * k)?;
         const B: usize = 256;
         pows.par_chunks_mut(B * k)
             .enumerate()
@@ -335,8 +337,11 @@ impl Gfpf {
                 2 * self.k
             },
         };
-        let mut scratch = try_zeroed(x.len())?;
+        // The second buffer from the process-wide pool (huge pages, no page faults or memset after
+        // the first transform of this size: at 2^20 a P4 buffer is 128 MiB).
+        let mut scratch = multimod::take(x.len())?;
         plan.dft(Buf(x.as_mut_ptr()), Buf(scratch.as_mut_ptr()), n, 1, false);
+        multimod::give(scratch);
         Ok(())
     }
 

@@ -495,10 +495,14 @@ impl MulC {
 
 /// The lazy pairs (h, l) (|h| < 2^44, 0 ≤ l < 2^32) of x·y for digit-major x, y (digits ≤ r,
 /// r ≥ 2^60): the negacyclic sums u_j = P_j − N_j, P_j = Σ_{i≤j} x_i y_{j−i},
-/// N_j = Σ_{i>j} x_i y_{k+j−i}, each in three 52-bit-weight IFMA accumulators (digits split as
-/// a·2^52 + b, a < 2^12: seven 52 × 52-bit products per pair; weights 0 and 1 < 3k·2^52 < 2^59,
-/// weight 2 < k·(2^13 + 2^24) < 2^30), then u_j + B·r (the bias of [`MulC`], which makes every
-/// weight non-negative and < 2^60) reduced once to ρ' + q·r ([`MulC::reduce`]): digit j gets ρ',
+/// N_j = Σ_{i>j} x_i y_{k+j−i}. The digits split as x = a·2^52 + b (a < 2^12) and
+/// y = c·2^40 + d (c < 2^24, d < 2^40), so that a·d < 2^52 and a·c < 2^36 need only the low
+/// IFMA half: six 52 × 52-bit products per pair (lo(bd) at weight 2^0, lo(bc) at 2^40, hi(bd) and
+/// lo(ad) at 2^52, hi(bc) and lo(ac) at 2^92), each in its own accumulator chain per sign
+/// (K ≤ 32 terms: < 2^57 at 2^0, 2^40, 2^52, < 2^41 at 2^92). The signed differences are cut into
+/// 52-bit weights (the weight-2^40 sum split at bit 12, the weight-2^92 one at bit 12:
+/// |a0|, |a1| < 2^57.1, |a2| < 2^29.1), the bias B·r of [`MulC`] makes them non-negative
+/// (< 2^60, < 2^31) and the sum is reduced once to ρ' + q·r ([`MulC::reduce`]): digit j gets ρ',
 /// digit j + 1 gets q − B (digit k wraps to −digit 0).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
@@ -511,30 +515,31 @@ fn lazy_mul<const K: usize>(
     l: &mut [__m512i],
 ) {
     let z = _mm512_setzero_si512();
-    let (mut xa, mut xb, mut ya, mut yb) = ([z; K], [z; K], [z; K], [z; K]);
+    let m40 = _mm512_set1_epi64((1 << 40) - 1);
+    let m12 = _mm512_set1_epi64((1 << 12) - 1);
+    let (mut xa, mut xb, mut yc, mut yd) = ([z; K], [z; K], [z; K], [z; K]);
     for d in 0..K {
         xa[d] = _mm512_srli_epi64::<52>(x[d]);
         xb[d] = _mm512_and_si512(x[d], mc.m52);
-        ya[d] = _mm512_srli_epi64::<52>(y[d]);
-        yb[d] = _mm512_and_si512(y[d], mc.m52);
+        yc[d] = _mm512_srli_epi64::<40>(y[d]);
+        yd[d] = _mm512_and_si512(y[d], m40);
     }
     h[..K].fill(z);
     l[..K].fill(z);
     for j in 0..K {
-        // Seven independent accumulator chains per sign (the IFMA latency is hidden), summed
-        // into the three weights afterwards.
-        let (mut p, mut n) = ([z; 7], [z; 7]);
+        // Six independent accumulator chains per sign (the IFMA latency is hidden), summed into
+        // the four weights afterwards.
+        let (mut p, mut n) = ([z; 6], [z; 6]);
         // The two signs in separate loops, so that the accumulators stay in registers.
         macro_rules! pair {
             ($acc:ident, $i:expr, $t:expr) => {
                 let (i, t) = ($i, $t);
-                $acc[0] = _mm512_madd52lo_epu64($acc[0], xb[i], yb[t]);
-                $acc[1] = _mm512_madd52hi_epu64($acc[1], xb[i], yb[t]);
-                $acc[2] = _mm512_madd52lo_epu64($acc[2], xa[i], yb[t]);
-                $acc[3] = _mm512_madd52lo_epu64($acc[3], xb[i], ya[t]);
-                $acc[4] = _mm512_madd52hi_epu64($acc[4], xa[i], yb[t]);
-                $acc[5] = _mm512_madd52hi_epu64($acc[5], xb[i], ya[t]);
-                $acc[6] = _mm512_madd52lo_epu64($acc[6], xa[i], ya[t]);
+                $acc[0] = _mm512_madd52lo_epu64($acc[0], xb[i], yd[t]);
+                $acc[1] = _mm512_madd52lo_epu64($acc[1], xb[i], yc[t]);
+                $acc[2] = _mm512_madd52hi_epu64($acc[2], xb[i], yd[t]);
+                $acc[3] = _mm512_madd52lo_epu64($acc[3], xa[i], yd[t]);
+                $acc[4] = _mm512_madd52hi_epu64($acc[4], xb[i], yc[t]);
+                $acc[5] = _mm512_madd52lo_epu64($acc[5], xa[i], yc[t]);
             };
         }
         for i in 0..=j {
@@ -543,16 +548,20 @@ fn lazy_mul<const K: usize>(
         for i in j + 1..K {
             pair!(n, i, K + j - i);
         }
-        let sum = |a: [__m512i; 7]| {
-            [
-                a[0],
-                _mm512_add_epi64(_mm512_add_epi64(a[1], a[2]), a[3]),
-                _mm512_add_epi64(_mm512_add_epi64(a[4], a[5]), a[6]),
-            ]
-        };
-        let (p, n) = (sum(p), sum(n));
-        let u: [__m512i; 3] =
-            std::array::from_fn(|w| _mm512_add_epi64(_mm512_sub_epi64(p[w], n[w]), mc.b[w]));
+        // Weights 2^0, 2^40, 2^52, 2^92 of P_j − N_j, then 52-bit weights plus the bias.
+        let w0 = _mm512_sub_epi64(p[0], n[0]);
+        let w40 = _mm512_sub_epi64(p[1], n[1]);
+        let w52 = _mm512_sub_epi64(_mm512_add_epi64(p[2], p[3]), _mm512_add_epi64(n[2], n[3]));
+        let w92 = _mm512_sub_epi64(_mm512_add_epi64(p[4], p[5]), _mm512_add_epi64(n[4], n[5]));
+        let lo12 = |v: __m512i| _mm512_slli_epi64::<40>(_mm512_and_si512(v, m12));
+        let u = [
+            _mm512_add_epi64(_mm512_add_epi64(w0, lo12(w40)), mc.b[0]),
+            _mm512_add_epi64(
+                _mm512_add_epi64(w52, _mm512_srai_epi64::<12>(w40)),
+                _mm512_add_epi64(lo12(w92), mc.b[1]),
+            ),
+            _mm512_add_epi64(_mm512_srai_epi64::<12>(w92), mc.b[2]),
+        ];
         let [rh, rl, qh, ql] = mc.reduce(u);
         h[j] = _mm512_add_epi64(h[j], rh);
         l[j] = _mm512_add_epi64(l[j], rl);
