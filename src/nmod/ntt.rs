@@ -487,9 +487,15 @@ unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourSte
                     let [tw, ts] = &lane[i1];
                     let [rw, rs] = row[i1];
                     // SAFETY: lines of lane.
+                    // Lazy: [0, 2p) is a valid input of pass 2's butterflies, so no final fold.
                     *x = unsafe {
-                        let v = l.mul_shoup(*x, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr()));
-                        l.fold(l.mul_shoup(v, l.splat(rw), l.splat(rs)), l.p())
+                        let v = l.mul_shoup_into(*x, l.load(tw.0.as_ptr()), l.load(ts.0.as_ptr()));
+                        let v = l.mul_shoup(v, l.splat(rw), l.splat(rs));
+                        if LAZY {
+                            v
+                        } else {
+                            l.fold(v, l.p())
+                        }
                     };
                 }
             }

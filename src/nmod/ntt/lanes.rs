@@ -51,6 +51,12 @@ pub trait Lanes: Copy {
     fn mul_shoup_lazy(self, y: Self::V, w: Self::V, ws: Self::V) -> Self::V {
         self.mul_shoup(y, w, ws)
     }
+    /// [`Lanes::mul_shoup`] for a result used only as the y of another `mul_shoup`: the same
+    /// value in the bits that product reads (IFMA: the low 52, so the mask is left out).
+    #[inline(always)]
+    fn mul_shoup_into(self, y: Self::V, w: Self::V, ws: Self::V) -> Self::V {
+        self.mul_shoup(y, w, ws)
+    }
     /// p, 2p as vectors.
     fn p(self) -> Self::V;
     fn p2(self) -> Self::V;
@@ -305,6 +311,19 @@ impl<const IFMA: bool> Lanes for Avx<IFMA> {
         }
     }
     #[inline(always)]
+    fn mul_shoup_into(self, y: Self::V, w: Self::V, ws: Self::V) -> Self::V {
+        if !IFMA {
+            return self.mul_shoup(y, w, ws);
+        }
+        // SAFETY: AVX-512F/IFMA present (constructor).
+        unsafe {
+            // lo52(y·w) + lo52(q·(2^52 − p)) < 2^53: its low 52 bits are mul_shoup's result.
+            let z = _mm512_setzero_si512();
+            let q = _mm512_madd52hi_epu64(z, y, ws);
+            _mm512_madd52lo_epu64(_mm512_madd52lo_epu64(z, y, w), q, self.negp)
+        }
+    }
+    #[inline(always)]
     fn mul_shoup_lazy(self, y: Self::V, w: Self::V, ws: Self::V) -> Self::V {
         if IFMA {
             return self.mul_shoup(y, w, ws);
@@ -409,6 +428,12 @@ mod tests {
                 let want = (y[i] as u128 * w[i] as u128 % p as u128) as u64;
                 assert!(got[i] < 2 * p && got[i] % p == want, "p = {p}, y = {}, w = {}", y[i], w[i]);
                 assert!(lazy.is_none_or(|z| z[i] < 2 * p && z[i] % p == want), "lazy: p = {p}, y = {}, w = {}", y[i], w[i]);
+            }
+            // The chained product (its result only feeds another product's y).
+            let chained = to(l.mul_shoup(l.mul_shoup_into(from(y), from(w), from(ws)), from(w), from(ws)));
+            for i in 0..8 {
+                let want = (y[i] as u128 * w[i] as u128 % p as u128 * w[i] as u128 % p as u128) as u64;
+                assert!(chained[i] < 2 * p && chained[i] % p == want, "chained: p = {p}, y = {}, w = {}", y[i], w[i]);
             }
             let f = to(l.fold(from(y), l.p2()));
             assert!(f.iter().zip(&y).all(|(&a, &b)| a == if b >= 2 * p { b - 2 * p } else { b }));
