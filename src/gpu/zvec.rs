@@ -79,21 +79,25 @@ const NT_WIDE: u32 = 64;
 /// MINB (6 blocks of 64 threads, ≤ 170 registers, 6 × 34.8 KB of shared memory per SM; env
 /// `GPMP_ZVEC_MINBW`, 1..=32), [`prefetch`] in groups of 2 limbs, and ZW_U, the blocks of 4 digits
 /// of a chunk that the ragged columns run or skip together (4, or env `GPMP_ZVEC_ZWU`, 1..=16;
-/// measured at 4096 bits: 4 and 2 within 1 % of each other, 1 5 % slower).
+/// measured at 4096 bits: 4 and 2 within 1 % of each other, 1 5 % slower), and ZW_E, the digit
+/// columns of a group (4, or env `GPMP_ZVEC_ZWE`: 4 or 8, 2CW a multiple of it); the prefetch
+/// distance stays 2·[`prefetch`] limbs (PF groups of ZW_E / 2 limbs).
 fn wide_spec() -> Spec {
-    static W: OnceLock<(usize, usize, usize)> = OnceLock::new();
-    let (cw, minb, u) = *W.get_or_init(|| {
+    static W: OnceLock<(usize, usize, usize, usize)> = OnceLock::new();
+    let (cw, minb, u, e) = *W.get_or_init(|| {
+        let e = knob("GPMP_ZVEC_ZWE", 4..=8).filter(|e| e % 4 == 0).unwrap_or(4);
         (
-            knob("GPMP_ZVEC_CW", 2..=32).filter(|c| c % 2 == 0).unwrap_or(32),
+            knob("GPMP_ZVEC_CW", 2..=32).filter(|c| (2 * c) % e == 0).unwrap_or(32),
             knob("GPMP_ZVEC_MINBW", 1..=32).unwrap_or(6),
             knob("GPMP_ZVEC_ZWU", 1..=16).unwrap_or(4),
+            e,
         )
     });
-    wide_spec_of(cw, minb, prefetch(), u)
+    wide_spec_of(cw, minb, (prefetch() * 4 / e).max(1), u, e)
 }
 
-fn wide_spec_of(cw: usize, minb: usize, pf: usize, u: usize) -> Spec {
-    let d = [("CW", cw), ("NT", NT_WIDE as usize), ("MINB", minb), ("PF", pf), ("ZW_U", u)];
+fn wide_spec_of(cw: usize, minb: usize, pf: usize, u: usize, e: usize) -> Spec {
+    let d = [("CW", cw), ("NT", NT_WIDE as usize), ("MINB", minb), ("PF", pf), ("ZW_U", u), ("ZW_E", e)];
     Spec { source: "zvec.cu", defines: d.iter().map(|&(k, v)| (k, v as i64)).collect() }
 }
 
@@ -126,7 +130,7 @@ fn mul_kernel(l: usize) -> (Spec, &'static str, u32) {
 
 /// Every specialisation this module can request (with the default tuning).
 pub fn specs() -> Vec<Spec> {
-    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([chunked_spec(MAX_REG, (4, 1), 2), wide_spec_of(32, 6, 2, 4)]).collect()
+    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([chunked_spec(MAX_REG, (4, 1), 2), wide_spec_of(32, 6, 2, 4, 4), wide_spec_of(32, 6, 1, 2, 8)]).collect()
 }
 
 /// The zvec stream of `dev` (created at first use, kept).
