@@ -15,7 +15,7 @@
 // accumulators of a product column, for instruction-level parallelism), PF (the chunked product's
 // prefetch distance: limb columns of b and of the partial result loaded ahead of their use), CW
 // (when defined, only the wide chunked product zv_mulw is compiled, in chunks of CW limbs, CW even;
-// its PF counts groups of two limb columns).
+// its PF counts groups of ZW_E / 2 limb columns).
 #ifndef C
 #define C 4
 #endif
@@ -345,11 +345,11 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulc(
 // x (p = 4j .. 4j + 3) × E columns; blocks whose digits of x or b are all outside the operands
 // (a chunk's ragged start and end, a short last chunk) are skipped by warp-uniform branches.
 #ifndef ZW_E
-#define ZW_E 4
+#define ZW_E 8
 #endif
 #define ZW_M (2 * CW + ZW_E)
 #ifndef ZW_U
-#define ZW_U 4
+#define ZW_U 2
 #endif
 static_assert(CW % 2 == 0 && ZW_E % 4 == 0 && 2 * CW % ZW_E == 0,
               "CW even, E a multiple of 4 dividing 2CW: blocks of 4 digits of x, groups of E digits, M a multiple of E");

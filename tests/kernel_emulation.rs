@@ -43,12 +43,13 @@ fn zvec_kernels_emulated_on_the_host_match_gmp() {
 
 /// kernels/zvec.cu's wide chunked product zv_mulw, chunks of CW = 2, 6 and 32 limbs (the 4096-bit
 /// default: 2 chunks; the small ones: many chunks, short last chunks, every ragged block), in
-/// groups of 4 columns, and of 8 columns with CW = 4, 12, 32 (units of 1 and 2 blocks).
+/// groups of 8 columns (the default) with CW = 4, 12, 32 in units of 2 blocks and CW = 12 in
+/// units of 1, and of 4 columns with CW = 2, 6, 32 in units of 4.
 #[test]
 fn zvec_wide_product_emulated_on_the_host_matches_gmp() {
-    emulate("zvec_kernels", "CW", &[2, 6, 32], &[]);
-    emulate("zvec_kernels", "CW", &[4, 12, 32], &["ZW_E=8", "ZW_U=2"]);
-    emulate("zvec_kernels", "CW", &[12], &["ZW_E=8", "ZW_U=1"]);
+    emulate("zvec_kernels", "CW", &[4, 12, 32], &[]);
+    emulate("zvec_kernels", "CW", &[12], &["ZW_U=1"]);
+    emulate("zvec_kernels", "CW", &[2, 6, 32], &["ZW_E=4", "ZW_U=4"]);
 }
 
 /// kernels/zmod.cu: mulmod and powm for moduli of 1..L limbs padded to L = 1, 2, 5, 16.
