@@ -5,7 +5,7 @@
 # default kernels, the product rows under each variant (env knobs of src/gpu/zvec.rs:
 # GPMP_ZVEC_WIDE=100000 is the former zv_mulc path, GPMP_ZVEC_WIDE=17 the wide kernel from 2048
 # bits on, GPMP_ZVEC_PF, GPMP_ZVEC_MINBW, GPMP_ZVEC_CW), then Nsight Compute on the products (clocks
-# not locked; $NCU_ENV picks the variants, one profile each, e.g. "GPMP_ZVEC_ZWE=4 GPMP_ZVEC_ZWE=8").
+# not locked; $NCU_ENV picks the variants, one profile each, e.g. "- GPMP_ZVEC_ZWU=4"; "-" the defaults).
 # TESTS=0 skips the tests, $TEST_ENV is the tests' variant; steps after $BUDGET_S seconds (default
 # 200) are skipped. Logs under $OUT.
 set -u
