@@ -333,10 +333,11 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulc(
 #ifdef CW
 // Wide chunked product (defined CW: only this kernel is compiled). Chunks of CW limbs of the
 // shorter operand a (2·CW digits of 32 bits in registers) times the longer b by 32-bit product
-// scanning, E = ZW_E digit columns at a time (4 or 8): group g computes columns d = Eg .. Eg + E − 1
-// (limb columns o0 + Eg/2 .. o0 + Eg/2 + E/2 − 1), column d + e = Σ x_p·y_(d+e−p), one 96-bit
-// accumulator per column (E independent carry chains). b's digits come from a per-thread ring in
-// shared memory that holds the window y_(d−2CW+1) .. y_(d+E−1) (zeros outside b), so that with CW = 32 a 64-limb product
+// scanning, E = ZW_E digit columns at a time (8; 4 also works): group g computes columns
+// d = Eg .. Eg + E − 1 (limb columns o0 + Eg/2 .. o0 + Eg/2 + E/2 − 1), column d + e =
+// Σ x_p·y_(d+e−p), one 96-bit accumulator per column (E independent carry chains). b's digits come
+// from a per-thread ring in shared memory that holds the window y_(d−2CW+1) .. y_(d+E−1) (zeros
+// outside b), so that with CW = 32 a 64-limb product
 // takes 2 chunks instead of 4: per product a once, b twice and the partial result written
 // 2 × 96 limbs and read 64 (3.5 KB at 4096 bits, against 6.6 KB for zv_mulc's 16-limb chunks).
 // Ring: digit q at positions q mod M and q mod M + M (M = 2CW + E), so that the window is
