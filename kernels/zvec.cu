@@ -15,7 +15,7 @@
 // accumulators of a product column, for instruction-level parallelism), PF (the chunked product's
 // prefetch distance: limb columns of b and of the partial result loaded ahead of their use), CW
 // (when defined, only the wide chunked product zv_mulw is compiled, in chunks of CW limbs, CW even;
-// its PF counts groups of two limb columns).
+// its PF counts groups of ZW_E / 2 limb columns).
 #ifndef C
 #define C 4
 #endif
@@ -333,22 +333,27 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulc(
 #ifdef CW
 // Wide chunked product (defined CW: only this kernel is compiled). Chunks of CW limbs of the
 // shorter operand a (2·CW digits of 32 bits in registers) times the longer b by 32-bit product
-// scanning, four digit columns at a time: group g computes columns d = 4g .. 4g + 3 (limb columns
-// o0 + 2g, o0 + 2g + 1), column d + e = Σ x_p·y_(d+e−p), one 96-bit accumulator per column (four
-// independent carry chains). b's digits come from a per-thread ring in shared memory that holds
-// the window y_(d−2CW+1) .. y_(d+3) (zeros outside b), so that with CW = 32 a 64-limb product
+// scanning, E = ZW_E digit columns at a time (8; 4 also works): group g computes columns
+// d = Eg .. Eg + E − 1 (limb columns o0 + Eg/2 .. o0 + Eg/2 + E/2 − 1), column d + e =
+// Σ x_p·y_(d+e−p), one 96-bit accumulator per column (E independent carry chains). b's digits come
+// from a per-thread ring in shared memory that holds the window y_(d−2CW+1) .. y_(d+E−1) (zeros
+// outside b), so that with CW = 32 a 64-limb product
 // takes 2 chunks instead of 4: per product a once, b twice and the partial result written
 // 2 × 96 limbs and read 64 (3.5 KB at 4096 bits, against 6.6 KB for zv_mulc's 16-limb chunks).
-// Ring: digit q at positions q mod M and q mod M + M (M = 2CW + 4), so that the window is
+// Ring: digit q at positions q mod M and q mod M + M (M = 2CW + E), so that the window is
 // contiguous (from position s, 0 ≤ s < M) and every read is a constant offset from s. Each
 // thread reads only its own ring column: no barriers. The products run in blocks of 4 digits of
-// x (p = 4j .. 4j + 3) × 4 columns; blocks whose digits of x or b are all outside the operands
+// x (p = 4j .. 4j + 3) × E columns; blocks whose digits of x or b are all outside the operands
 // (a chunk's ragged start and end, a short last chunk) are skipped by warp-uniform branches.
-#define ZW_M (2 * CW + 4)
-#ifndef ZW_U
-#define ZW_U 4
+#ifndef ZW_E
+#define ZW_E 8
 #endif
-static_assert(CW % 2 == 0, "CW even: groups of 4 digits, blocks of 4 digits of x");
+#define ZW_M (2 * CW + ZW_E)
+#ifndef ZW_U
+#define ZW_U 2
+#endif
+static_assert(CW % 2 == 0 && ZW_E % 4 == 0 && 2 * CW % ZW_E == 0,
+              "CW even, E a multiple of 4 dividing 2CW: blocks of 4 digits of x, groups of E digits, M a multiple of E");
 
 // (h:m:l) += v (64 bits).
 __device__ __forceinline__ void add64(u64 v, u32& l, u32& m, u32& h) {
@@ -380,8 +385,9 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulw(
         // The chunk: limbs o0 .. o0 + xl − 1 of a, 2xl digits (zeros above). Its product with b
         // plus the partial result (limbs o0 .. o0 + lb − 1, left by the earlier chunks: a_low·b
         // < 2^(64(o0 + lb))) has columns d < 2lb + 2xl − 1, i.e. ng groups.
+        constexpr unsigned E = ZW_E, H = E / 2;  // columns and limbs per group
         const unsigned o0 = c * CW, xl = la - o0 < CW ? la - o0 : CW;
-        const unsigned ng = (2 * lb + 2 * xl + 2) / 4, jx = (2 * xl + 3) / 4;
+        const unsigned ng = (2 * lb + 2 * xl + E - 2) / E, jx = (2 * xl + 3) / 4;
         u32 x[2 * CW];
 #pragma unroll
         for (unsigned j = 0; j < CW; ++j) {
@@ -391,62 +397,75 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulw(
             x[2 * j + 1] = (u32)(u >> 32);
         }
         for (unsigned q = 0; q < 2 * ZW_M; ++q) yr[q * NT] = 0;
-        // Prefetch rings of b's and r's limbs: group g takes limbs 2g, 2g + 1 (zero from lb on),
-        // loaded PF groups ahead.
-        u64 pb[2 * PF], pr[2 * PF];
+        // Prefetch rings of b's and r's limbs: group g takes limbs Hg .. Hg + H − 1 (zero from lb
+        // on), loaded PF groups ahead.
+        u64 pb[H * PF], pr[H * PF];
 #pragma unroll
-        for (unsigned t = 0; t < 2 * PF; ++t) {
+        for (unsigned t = 0; t < H * PF; ++t) {
             pb[t] = t < lb ? b[(u64)t * n + i] : 0;
             pr[t] = c > 0 && t < lb ? r[(u64)(o0 + t) * n + i] : 0;
         }
         u64 carry = 0;
         unsigned w = 0;  // ring position of digit 4g
         for (unsigned g = 0; g < ng; ++g) {
-            const u64 b0 = pb[0], b1 = pb[1], r0 = pr[0], r1 = pr[1];
+            u64 bl[H], rl[H];
 #pragma unroll
-            for (int t = 0; t + 2 < 2 * PF; ++t) {
-                pb[t] = pb[t + 2];
-                pr[t] = pr[t + 2];
+            for (unsigned t = 0; t < H; ++t) {
+                bl[t] = pb[t];
+                rl[t] = pr[t];
             }
-            const unsigned kf = 2 * (g + PF);
-            pb[2 * PF - 2] = kf < lb ? b[(u64)kf * n + i] : 0;
-            pb[2 * PF - 1] = kf + 1 < lb ? b[(u64)(kf + 1) * n + i] : 0;
-            pr[2 * PF - 2] = c > 0 && kf < lb ? r[(u64)(o0 + kf) * n + i] : 0;
-            pr[2 * PF - 1] = c > 0 && kf + 1 < lb ? r[(u64)(o0 + kf + 1) * n + i] : 0;
-            nzb |= b0 | b1;
-            const u32 nd[4] = {(u32)b0, (u32)(b0 >> 32), (u32)b1, (u32)(b1 >> 32)};
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                yr[(w + e) * NT] = nd[e];
-                yr[(w + e + ZW_M) * NT] = nd[e];
+            for (int t = 0; t + H < H * PF; ++t) {
+                pb[t] = pb[t + H];
+                pr[t] = pr[t + H];
             }
-            // Window: position s + k holds digit d − 2CW + 1 + k, k = 0 .. 2CW + 2.
-            const unsigned s = w + 5 < ZW_M ? w + 5 : w + 5 - ZW_M;
+            const unsigned kf = H * (g + PF);
+#pragma unroll
+            for (unsigned t = 0; t < H; ++t) {
+                pb[H * PF - H + t] = kf + t < lb ? b[(u64)(kf + t) * n + i] : 0;
+                pr[H * PF - H + t] = c > 0 && kf + t < lb ? r[(u64)(o0 + kf + t) * n + i] : 0;
+            }
+#pragma unroll
+            for (unsigned t = 0; t < H; ++t) {
+                nzb |= bl[t];
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const u32 v = (u32)(bl[t] >> (32 * e));
+                    yr[(w + 2 * t + e) * NT] = v;
+                    yr[(w + 2 * t + e + ZW_M) * NT] = v;
+                }
+            }
+            // Window: position s + k holds digit d − 2CW + 1 + k, k = 0 .. 2CW + E − 2.
+            const unsigned s = w + E + 1 < ZW_M ? w + E + 1 : w + E + 1 - ZW_M;
             const u32* const win = yr + s * NT;
-            w = w + 4 < ZW_M ? w + 4 : 0;
-            const unsigned d = 4 * g;
-            // Blocks j with a digit of x (j < jx), some y index ≥ 0 (4j ≤ d + 3) and some < 2lb
+            w = w + E < ZW_M ? w + E : 0;
+            const unsigned d = E * g;
+            // Blocks j with a digit of x (j < jx), some y index ≥ 0 (4j ≤ d + E − 1) and some < 2lb
             // (d − 4j − 3 < 2lb).
             const unsigned jlo = d + 1 > 2 * lb ? (d + 1 - 2 * lb) / 4 : 0;
-            const unsigned jhi = g < jx - 1 ? g : jx - 1;
-            u32 l[4] = {(u32)carry, 0, 0, 0}, m[4] = {(u32)(carry >> 32), 0, 0, 0}, h[4] = {0, 0, 0, 0};
+            const unsigned jhi = (d + E - 1) / 4 < jx - 1 ? (d + E - 1) / 4 : jx - 1;
+            u32 l[E], m[E], h[E];
+#pragma unroll
+            for (unsigned e = 0; e < E; ++e) l[e] = m[e] = h[e] = 0;
+            l[0] = (u32)carry;
+            m[0] = (u32)(carry >> 32);
             // Block j, digit p = 4j + f, column d + e: y_(d+e−p) = win[2CW − 1 + e − 4j − f]
-            // = yw[e − f + 3] with yw[k] = win[2CW − 4 − 4j + k]; consecutive blocks share 3 of
-            // these (block j + 1's yw[4..6] are block j's yw[0..2]). Groups that need every block
+            // = yw[e − f + 3] with yw[k] = win[2CW − 4 − 4j + k]; consecutive blocks share E − 1 of
+            // these (block j + 1's yw[4..E+2] are block j's yw[0..E−2]). Groups that need every block
             // run them unconditionally; the ragged ones run the units of ZW_U blocks that meet
             // [jlo, jhi] (a unit's extra blocks multiply zeros: digits of x above the chunk, ring
             // entries outside b): a test per block makes ptxas copy the accumulators at every
             // join, ≈ 12 moves per 16 products.
-            u32 yw[7];
+            u32 yw[E + 3];
 #define ZW_LOAD(j, k) yw[k] = win[(2 * CW - 4 - 4 * (j) + (k)) * NT]
 #define ZW_BLOCK(j, first)                                                          \
-            _Pragma("unroll") for (int k = 4; k < 7; ++k) {                         \
+            _Pragma("unroll") for (int k = E + 2; k >= 4; --k) {                    \
                 if (first) ZW_LOAD(j, k);                                           \
                 else yw[k] = yw[k - 4];                                             \
             }                                                                       \
             _Pragma("unroll") for (int k = 0; k < 4; ++k) ZW_LOAD(j, k);            \
             _Pragma("unroll") for (int f = 3; f >= 0; --f)                          \
-                _Pragma("unroll") for (int e = 0; e < 4; ++e) mac32(x[4 * (j) + f], yw[e - f + 3], l[e], m[e], h[e]);
+                _Pragma("unroll") for (int e = 0; e < (int)E; ++e) mac32(x[4 * (j) + f], yw[e - f + 3], l[e], m[e], h[e]);
             constexpr int JB = 2 * CW / 4;
             if (jlo == 0 && jhi == JB - 1) {
 #pragma unroll
@@ -468,18 +487,17 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulw(
 #undef ZW_BLOCK
             // The partial result's digits, then the columns' carries in order: digit d + e is
             // final once column d + e − 1's carry is in.
-            add64((u32)r0, l[0], m[0], h[0]);
-            add64(r0 >> 32, l[1], m[1], h[1]);
-            add64((u32)r1, l[2], m[2], h[2]);
-            add64(r1 >> 32, l[3], m[3], h[3]);
 #pragma unroll
-            for (int e = 1; e < 4; ++e) add64((u64)m[e - 1] | (u64)h[e - 1] << 32, l[e], m[e], h[e]);
-            carry = (u64)m[3] | (u64)h[3] << 32;
-            const unsigned k = o0 + 2 * g;
-            if (k < lr) r[(u64)k * n + i] = (u64)l[0] | (u64)l[1] << 32;
-            if (k + 1 < lr) r[(u64)(k + 1) * n + i] = (u64)l[2] | (u64)l[3] << 32;
+            for (unsigned e = 0; e < E; ++e) add64((u32)(rl[e / 2] >> (32 * (e % 2))), l[e], m[e], h[e]);
+#pragma unroll
+            for (unsigned e = 1; e < E; ++e) add64((u64)m[e - 1] | (u64)h[e - 1] << 32, l[e], m[e], h[e]);
+            carry = (u64)m[E - 1] | (u64)h[E - 1] << 32;
+            const unsigned k = o0 + H * g;
+#pragma unroll
+            for (unsigned t = 0; t < H; ++t)
+                if (k + t < lr) r[(u64)(k + t) * n + i] = (u64)l[2 * t] | (u64)l[2 * t + 1] << 32;
         }
-        top = o0 + 2 * ng;
+        top = o0 + H * ng;
     }
     for (unsigned k = top; k < lr; ++k) r[(u64)k * n + i] = 0;
     rs[i] = ((as[i] != 0) ^ (bs[i] != 0)) & (nza != 0) & (nzb != 0);

@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::process::Command;
 
-/// Builds tests/`dir`/emulate.cpp once per value of `macro` (with kernels/ on the include path)
-/// and runs it; every build and run must succeed.
-fn emulate(dir: &str, macro_name: &str, values: &[u32]) {
+/// Builds tests/`dir`/emulate.cpp once per value of `macro` (with kernels/ on the include path and
+/// the `extra` defines, `NAME=VALUE`) and runs it; every build and run must succeed.
+fn emulate(dir: &str, macro_name: &str, values: &[u32], extra: &[&str]) {
     if !Command::new("g++").arg("--version").output().is_ok_and(|o| o.status.success()) {
         eprintln!("skipped: no g++");
         return;
@@ -15,9 +15,10 @@ fn emulate(dir: &str, macro_name: &str, values: &[u32]) {
     let exe_dir = std::env::current_exe().unwrap().parent().unwrap().join(dir);
     std::fs::create_dir_all(&exe_dir).unwrap();
     for v in values {
-        let exe = exe_dir.join(format!("emulate-{macro_name}{v}"));
+        let exe = exe_dir.join(format!("emulate-{macro_name}{v}{}", extra.join("-")));
         let out = Command::new("g++")
             .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas", &format!("-D{macro_name}={v}")])
+            .args(extra.iter().map(|d| format!("-D{d}")))
             .arg(format!("-I{}", root.join("kernels").display()))
             .arg(root.join("tests").join(dir).join("emulate.cpp"))
             .arg("-o")
@@ -37,18 +38,22 @@ fn emulate(dir: &str, macro_name: &str, values: &[u32]) {
 /// of 1, 3 and 16 limbs for larger operands.
 #[test]
 fn zvec_kernels_emulated_on_the_host_match_gmp() {
-    emulate("zvec_kernels", "C", &[1, 3, 16]);
+    emulate("zvec_kernels", "C", &[1, 3, 16], &[]);
 }
 
 /// kernels/zvec.cu's wide chunked product zv_mulw, chunks of CW = 2, 6 and 32 limbs (the 4096-bit
-/// default: 2 chunks; the small ones: many chunks, short last chunks, every ragged block).
+/// default: 2 chunks; the small ones: many chunks, short last chunks, every ragged block), in
+/// groups of 8 columns (the default) with CW = 4, 12, 32 in units of 2 blocks and CW = 12 in
+/// units of 1, and of 4 columns with CW = 2, 6, 32 in units of 4.
 #[test]
 fn zvec_wide_product_emulated_on_the_host_matches_gmp() {
-    emulate("zvec_kernels", "CW", &[2, 6, 32]);
+    emulate("zvec_kernels", "CW", &[4, 12, 32], &[]);
+    emulate("zvec_kernels", "CW", &[12], &["ZW_U=1"]);
+    emulate("zvec_kernels", "CW", &[2, 6, 32], &["ZW_E=4", "ZW_U=4"]);
 }
 
 /// kernels/zmod.cu: mulmod and powm for moduli of 1..L limbs padded to L = 1, 2, 5, 16.
 #[test]
 fn zmod_kernels_emulated_on_the_host_match_gmp() {
-    emulate("zmod_kernels", "L", &[1, 2, 5, 16]);
+    emulate("zmod_kernels", "L", &[1, 2, 5, 16], &[]);
 }

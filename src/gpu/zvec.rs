@@ -72,28 +72,35 @@ fn wide_from() -> usize {
     *W.get_or_init(|| knob("GPMP_ZVEC_WIDE", MAX_REG + 1..=1 << 20).unwrap_or(2 * MAX_REG + 1))
 }
 
-/// Threads per block of `zv_mulw` (its shared ring takes 8·(2CW + 4) bytes a thread).
+/// Threads per block of `zv_mulw` (its shared ring takes 8·(2CW + ZW_E) bytes a thread).
 const NT_WIDE: u32 = 64;
 
-/// `zv_mulw`'s specialisation: chunks of CW limbs (32, or env `GPMP_ZVEC_CW`, even, 2..=32),
-/// MINB (6 blocks of 64 threads, ≤ 170 registers, 6 × 34.8 KB of shared memory per SM; env
-/// `GPMP_ZVEC_MINBW`, 1..=32), [`prefetch`] in groups of 2 limbs, and ZW_U, the blocks of 4 digits
-/// of a chunk that the ragged columns run or skip together (4, or env `GPMP_ZVEC_ZWU`, 1..=16;
-/// measured at 4096 bits: 4 and 2 within 1 % of each other, 1 5 % slower).
+/// `zv_mulw`'s specialisation: chunks of CW limbs (32, or env `GPMP_ZVEC_CW`, 2..=32 with 2CW a
+/// multiple of [`ZW_E`]), MINB (6 blocks of 64 threads, ≤ 170 registers (168 used), 6 × 36.9 KB
+/// of shared memory per SM; env `GPMP_ZVEC_MINBW`, 1..=32), [`prefetch`] in groups of ZW_E / 2
+/// limbs, and ZW_U, the blocks of 4 digits of a chunk that the ragged columns run or skip
+/// together (2, or env `GPMP_ZVEC_ZWU`, 1..=16). Measured at 4096 bits on the H100
+/// (bench/results/gpu-h100.md, "zmul7" section): 3.45–3.52 ms per 2^20 products against 3.54–3.61
+/// with groups of 4 columns and units of 4 blocks (the former defaults); units of 4: 3.49–3.55,
+/// of 1: 3.55; chunks of 24 or 20 limbs (7–9 blocks per SM) 3.67–4.05.
 fn wide_spec() -> Spec {
     static W: OnceLock<(usize, usize, usize)> = OnceLock::new();
     let (cw, minb, u) = *W.get_or_init(|| {
         (
-            knob("GPMP_ZVEC_CW", 2..=32).filter(|c| c % 2 == 0).unwrap_or(32),
+            knob("GPMP_ZVEC_CW", 2..=32).filter(|c| (2 * c) % ZW_E == 0).unwrap_or(32),
             knob("GPMP_ZVEC_MINBW", 1..=32).unwrap_or(6),
-            knob("GPMP_ZVEC_ZWU", 1..=16).unwrap_or(4),
+            knob("GPMP_ZVEC_ZWU", 1..=16).unwrap_or(2),
         )
     });
     wide_spec_of(cw, minb, prefetch(), u)
 }
 
+/// Digit columns of a `zv_mulw` group (8: eight independent carry chains a thread; 2CW must be a
+/// multiple of it).
+const ZW_E: usize = 8;
+
 fn wide_spec_of(cw: usize, minb: usize, pf: usize, u: usize) -> Spec {
-    let d = [("CW", cw), ("NT", NT_WIDE as usize), ("MINB", minb), ("PF", pf), ("ZW_U", u)];
+    let d = [("CW", cw), ("NT", NT_WIDE as usize), ("MINB", minb), ("PF", pf), ("ZW_U", u), ("ZW_E", ZW_E)];
     Spec { source: "zvec.cu", defines: d.iter().map(|&(k, v)| (k, v as i64)).collect() }
 }
 
@@ -126,7 +133,7 @@ fn mul_kernel(l: usize) -> (Spec, &'static str, u32) {
 
 /// Every specialisation this module can request (with the default tuning).
 pub fn specs() -> Vec<Spec> {
-    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([chunked_spec(MAX_REG, (4, 1), 2), wide_spec_of(32, 6, 2, 4)]).collect()
+    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([chunked_spec(MAX_REG, (4, 1), 2), wide_spec_of(32, 6, 2, 2)]).collect()
 }
 
 /// The zvec stream of `dev` (created at first use, kept).
