@@ -5,15 +5,19 @@
 #   tests/ gpmp-lib      (cargo test --release --features gpu-tests --lib --no-run)
 #   bin/   gpu_ntt gpu_gfpf gpu_zvec gpu_zmod gpu_bigmul gpu_poly nmod_bench gfpf_bench (cargo build --release --examples),
 #          gpmp-bench mpz-flint nmod-flint (make -C bench all build/mpz-flint build/nmod-flint)
-# PHASE=gpu: every library test (CPU and GPU) and the GPU tables (SKIP_BENCH=1: the tests and the
+# PHASE=gpu: every library test (CPU and GPU; TEST_S bounds the main part) and the GPU tables (SKIP_BENCH=1: the tests and the
 # nmod_poly_mul table only; BENCH="ntt gfpf zvec zmod bigmul poly nmod" picks tables); PHASE=cpu: the 1- and 2-thread CPU
 # comparisons of issues 3 and 5 on the quiet 16-core host (CPU_BENCH="nmod mpz ntt gfpf" picks them,
 # GFPF_N the largest gfpf_bench size). Logs under $OUT.
 set -u
 . "$(dirname "$0")/device-env.sh" .gpu-final
 if [ "${PHASE:-gpu}" = gpu ]; then
-  t timeout ${TEST_S:-240} $H/tests/gpmp-lib --test-threads=8 > $OUT/tests.log 2>&1
-  grep -E "test result|panicked|FAILED|failed" $OUT/tests.log | tail -15
+  # The GPU big-integer product tests first and alone (they would start last, behind the long GPU
+  # NTT checks), then the rest of the suite.
+  big="gpu::bigmul int::mul::tests::gpu"
+  t timeout 120 $H/tests/gpmp-lib $big --test-threads=8 > $OUT/tests-bigmul.log 2>&1
+  t timeout ${TEST_S:-450} $H/tests/gpmp-lib --test-threads=8 $(printf -- "--skip %s " $big) > $OUT/tests.log 2>&1
+  grep -hE "test result|panicked|FAILED|failed" $OUT/tests-bigmul.log $OUT/tests.log | tail -15
   B=${BENCH:-ntt gfpf zvec zmod bigmul poly nmod}
   [ -n "${SKIP_BENCH:-}" ] && B=nmod
   on() { case " $B " in *" $1 "*) return 0;; esac; return 1; }
