@@ -400,10 +400,11 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulw(
         // Prefetch rings of b's and r's limbs: group g takes limbs Hg .. Hg + H − 1 (zero from lb
         // on), loaded PF groups ahead.
         u64 pb[H * PF], pr[H * PF];
+        const u64* const rp = r + (u64)o0 * n;
 #pragma unroll
         for (unsigned t = 0; t < H * PF; ++t) {
             pb[t] = t < lb ? b[(u64)t * n + i] : 0;
-            pr[t] = c > 0 && t < lb ? r[(u64)(o0 + t) * n + i] : 0;
+            pr[t] = c > 0 && t < lb ? rp[(u64)t * n + i] : 0;
         }
         u64 carry = 0;
         unsigned w = 0;  // ring position of digit 4g
@@ -425,14 +426,18 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_mulw(
                 pb[H * PF - H + t] = kf + t < lb ? b[(u64)(kf + t) * n + i] : 0;
                 pr[H * PF - H + t] = c > 0 && kf + t < lb ? r[(u64)(o0 + kf + t) * n + i] : 0;
             }
+            // The group's digits go to positions w .. w + E − 1 (w + E ≤ M: no wrap) and their
+            // mirrors: constant offsets from one address (indexing yr by the unsigned w + k made
+            // ptxas form each of the 2E addresses apart, ≈ 30 instructions a group).
+            u32* const st = yr + w * NT;
 #pragma unroll
             for (unsigned t = 0; t < H; ++t) {
                 nzb |= bl[t];
 #pragma unroll
                 for (int e = 0; e < 2; ++e) {
                     const u32 v = (u32)(bl[t] >> (32 * e));
-                    yr[(w + 2 * t + e) * NT] = v;
-                    yr[(w + 2 * t + e + ZW_M) * NT] = v;
+                    st[(2 * t + e) * NT] = v;
+                    st[(2 * t + e + ZW_M) * NT] = v;
                 }
             }
             // Window: position s + k holds digit d − 2CW + 1 + k, k = 0 .. 2CW + E − 2.

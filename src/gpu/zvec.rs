@@ -82,7 +82,8 @@ const NT_WIDE: u32 = 64;
 /// together (2, or env `GPMP_ZVEC_ZWU`, 1..=16). Measured at 4096 bits on the H100
 /// (bench/results/gpu-h100.md, "zmul7" section): 3.45–3.52 ms per 2^20 products against 3.54–3.61
 /// with groups of 4 columns and units of 4 blocks (the former defaults); units of 4: 3.49–3.55,
-/// of 1: 3.55; chunks of 24 or 20 limbs (7–9 blocks per SM) 3.67–4.05.
+/// of 1: 3.55; chunks of 24 or 20 limbs (7–9 blocks per SM) 3.67–4.05. Since the ring stores'
+/// addressing fix ("zmul8" section): 3.42–3.44 ms (prefetch 1 group 3.46).
 fn wide_spec() -> Spec {
     static W: OnceLock<(usize, usize, usize)> = OnceLock::new();
     let (cw, minb, u) = *W.get_or_init(|| {
