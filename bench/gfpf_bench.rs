@@ -9,7 +9,10 @@
 //! burst runs between single-thread timings). The GMP data is allocated in index order with room
 //! for a product (mpz_init2), so that the timed FFT never reallocates;
 //! `GFPF_SCALAR_MAX=lg` times the scalar fallback only up to N = 2^lg (to fit a time limit);
-//! `GFPF_K=16` times only that field (8 or 16; default both); `GFPF_MIN_LG=lg` starts at 2^lg.
+//! `GFPF_K=16` times only that field (8 or 16; default both); `GFPF_MIN_LG=lg` starts at 2^lg;
+//! `GFPF_PAR=0` skips the multi-thread table. The speed-up is printed twice: the ratio of the
+//! medians and the median of the per-round ratios (GMP's time in a round over gpmp's in the same
+//! round: robust to a host whose speed drifts between rounds).
 //! `gfpf_bench plans lo hi`: the gfpf DFT alone for N = 2^lo..2^hi, plans with 2k-point bases
 //! only against plans with 4k-point bases (`set_base_cap`), interleaved, medians of thread CPU
 //! time, and ns per element per pass.
@@ -335,8 +338,8 @@ fn main() {
             let n = 1usize << lg;
             let w = f.root_of_unity(n).unwrap();
             let x: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
-            let reps = if lg <= 14 {
-                9
+            let reps = if lg <= 15 {
+                21
             } else if lg <= 17 {
                 5
             } else {
@@ -403,9 +406,12 @@ fn main() {
                     .zip(y.chunks(k))
                     .all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });
             let ts = if ts.is_empty() { f64::NAN } else { median(ts) };
+            // Each round's GMP time against the same round's gpmp time: the host's drift between
+            // rounds cancels.
+            let per_round = median(tg.iter().zip(&t1).map(|(g, t)| g / t).collect());
             let (t1, tg) = (median(t1), median(tg));
             println!(
-                "k={k:3} N=2^{lg}: gfpf 1t {:9.2} ms (scalar {:9.2}) | gmp fft {:9.2} ms | speed-up 1t {:5.2}x (scalar {:5.2}x) [equal: {same}]",
+                "k={k:3} N=2^{lg}: gfpf 1t {:9.2} ms (scalar {:9.2}) | gmp fft {:9.2} ms | speed-up 1t {:5.2}x, per round {per_round:5.2}x (scalar {:5.2}x) [equal: {same}, {reps} rounds]",
                 t1 * 1e3,
                 ts * 1e3,
                 tg * 1e3,
@@ -415,6 +421,9 @@ fn main() {
         }
     }
     // The parallel transform on all threads, wall time, after all single-thread timings.
+    if env("GFPF_PAR") == Some(0) {
+        return;
+    }
     for &k in &ks {
         let f = Gfpf::builtin(k).unwrap();
         for lg in min_lg..=max_lg {
