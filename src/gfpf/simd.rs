@@ -43,6 +43,16 @@ pub fn set_base_cap(m: usize) {
     BASE_CAP.store(m, Ordering::Relaxed);
 }
 
+/// Whether [`lazy_mul`] may take its Karatsuba level (on by default; for benchmarks).
+static KARATSUBA: AtomicBool = AtomicBool::new(true);
+
+/// Turns the Karatsuba level of the IFMA element product on or off for the whole process (for
+/// benchmarks that compare it with the schoolbook product; the results are the same).
+#[doc(hidden)]
+pub fn set_karatsuba(on: bool) {
+    KARATSUBA.store(on, Ordering::Relaxed);
+}
+
 /// Whether the AVX-512 base DFTs run for this field on this CPU: enabled, k ∈ {8, 16, 32},
 /// r ≥ 2^40 (the quotient estimate), AVX-512F, DQ and IFMA.
 pub(super) fn available(f: &Gfpf) -> bool {
@@ -456,7 +466,7 @@ impl MulC {
             ],
             bh: s((bias >> 32) as u64),
             bl: s(bias as u64 & 0xFFFF_FFFF),
-            kara: r < 1 << 63,
+            kara: r < 1 << 63 && KARATSUBA.load(Ordering::Relaxed),
         }
     }
 
@@ -907,8 +917,14 @@ mod tests {
                 x.extend_from_slice(a);
                 y.extend_from_slice(b);
             }
+            // The Karatsuba level (P4, k = 32) and the schoolbook product.
             let mut z = vec![0u64; x.len()];
+            super::set_karatsuba(false);
             f.mul_n(&mut z, &x, &y);
+            let school = z.clone();
+            super::set_karatsuba(true);
+            f.mul_n(&mut z, &x, &y);
+            assert_eq!(z, school, "k = {k}");
             let p = p_mpz(&f);
             for ((ze, xe), ye) in z.chunks(k).zip(x.chunks(k)).zip(y.chunks(k)) {
                 let mut want = Mpz::new();
