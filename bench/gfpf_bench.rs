@@ -9,10 +9,15 @@
 //! burst runs between single-thread timings). The GMP data is allocated in index order with room
 //! for a product (mpz_init2), so that the timed FFT never reallocates;
 //! `GFPF_SCALAR_MAX=lg` times the scalar fallback only up to N = 2^lg (to fit a time limit);
-//! `GFPF_K=16` times only that field (8 or 16; default both); `GFPF_MIN_LG=lg` starts at 2^lg.
+//! `GFPF_K=16` times only that field (8 or 16; default both); `GFPF_MIN_LG=lg` starts at 2^lg;
+//! `GFPF_PAR=0` skips the multi-thread table. The speed-up is printed twice: the ratio of the
+//! medians and the median of the per-round ratios (GMP's time in a round over gpmp's in the same
+//! round: robust to a host whose speed drifts between rounds).
 //! `gfpf_bench plans lo hi`: the gfpf DFT alone for N = 2^lo..2^hi, plans with 2k-point bases
 //! only against plans with 4k-point bases (`set_base_cap`), interleaved, medians of thread CPU
-//! time, and ns per element per pass.
+//! time, and ns per element per pass; `gfpf_bench kara lo hi`: the same with the default plans,
+//! schoolbook against Karatsuba element products (`set_karatsuba`; the same for P3, whose digit
+//! sums do not fit a word).
 //! `GFPF_PROFILE_LG=lg [GFPF_K=k GFPF_BASE_CAP=m]`: only that DFT, repeated (for perf).
 //! `cargo run --release --example gfpf_bench mul`: plain against FFT-based (CRT) product per k. Single-thread times are
 //! thread CPU times (best of a few runs), so that a shared machine's load does not inflate them.
@@ -196,7 +201,8 @@ fn main() {
     let env = |v: &str| std::env::var(v).ok().and_then(|s| s.parse::<usize>().ok());
     let ks: Vec<usize> = env("GFPF_K").map_or(vec![8, 16], |k| vec![k]);
     let min_lg = env("GFPF_MIN_LG").unwrap_or(12) as u32;
-    if std::env::args().nth(1).as_deref() == Some("plans") {
+    let mode = std::env::args().nth(1).unwrap_or_default();
+    if mode == "plans" || mode == "kara" {
         let arg = |i: usize| std::env::args().nth(i).unwrap().parse::<u32>().unwrap();
         let (lo, hi) = (arg(2), arg(3));
         println!("gfpf DFT alone, 1 thread, thread CPU time, medians of interleaved rounds");
@@ -206,7 +212,9 @@ fn main() {
                 let n = 1usize << lg;
                 let (w, x) = dft_input(&f, n, &mut rng);
                 let mut y = x.clone();
-                let caps = [2 * k, 4 * k];
+                // plans: base cap 2k against 4k; kara: the default plan with the schoolbook
+                // against the Karatsuba element product.
+                let caps = if mode == "plans" { [2 * k, 4 * k] } else { [4 * k; 2] };
                 let mut t = [vec![], vec![]];
                 let mut out = [vec![], vec![]];
                 let reps = if lg <= 15 { 9 } else if lg <= 18 { 5 } else { 3 };
@@ -214,6 +222,7 @@ fn main() {
                     for round in 0..=reps {
                         for i in [round % 2, 1 - round % 2] {
                             gpmp::gfpf::set_base_cap(caps[i]);
+                            gpmp::gfpf::set_karatsuba(mode == "plans" || i == 1);
                             let s = best(1, || {
                                 y.copy_from_slice(&x);
                                 f.dft(&mut y, n, &w).unwrap();
@@ -226,12 +235,15 @@ fn main() {
                     }
                 });
                 gpmp::gfpf::set_base_cap(0);
+                gpmp::gfpf::set_karatsuba(true);
+                let ratios = t[1].iter().zip(&t[0]).map(|(a, b)| a / b).collect();
                 let line: Vec<String> = (0..2)
                     .map(|i| {
                         let passes = lg.div_ceil(caps[i].trailing_zeros());
                         let m = median(t[i].clone());
                         format!(
-                            "base<={:3}: {passes} passes {:9.2} ms {:6.2} ns/el/pass",
+                            "{}{:3}: {passes} passes {:9.2} ms {:6.2} ns/el/pass",
+                            if mode == "plans" { "base<=" } else { ["school", "kara"][i] },
                             caps[i],
                             m * 1e3,
                             m * 1e9 / (n as f64 * passes as f64)
@@ -239,10 +251,11 @@ fn main() {
                     })
                     .collect();
                 println!(
-                    "k={k:3} N=2^{lg}: {} | {} | 4k/2k {:.3} [equal: {}]",
+                    "k={k:3} N=2^{lg}: {} | {} | second/first {:.3}, per round {:.3} [equal: {}]",
                     line[0],
                     line[1],
                     median(t[1].clone()) / median(t[0].clone()),
+                    median(ratios),
                     out[0] == out[1]
                 );
             }
@@ -335,8 +348,8 @@ fn main() {
             let n = 1usize << lg;
             let w = f.root_of_unity(n).unwrap();
             let x: Vec<u64> = (0..n).flat_map(|_| rand_el(&mut rng)).collect();
-            let reps = if lg <= 14 {
-                9
+            let reps = if lg <= 15 {
+                21
             } else if lg <= 17 {
                 5
             } else {
@@ -403,9 +416,12 @@ fn main() {
                     .zip(y.chunks(k))
                     .all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });
             let ts = if ts.is_empty() { f64::NAN } else { median(ts) };
+            // Each round's GMP time against the same round's gpmp time: the host's drift between
+            // rounds cancels.
+            let per_round = median(tg.iter().zip(&t1).map(|(g, t)| g / t).collect());
             let (t1, tg) = (median(t1), median(tg));
             println!(
-                "k={k:3} N=2^{lg}: gfpf 1t {:9.2} ms (scalar {:9.2}) | gmp fft {:9.2} ms | speed-up 1t {:5.2}x (scalar {:5.2}x) [equal: {same}]",
+                "k={k:3} N=2^{lg}: gfpf 1t {:9.2} ms (scalar {:9.2}) | gmp fft {:9.2} ms | speed-up 1t {:5.2}x, per round {per_round:5.2}x (scalar {:5.2}x) [equal: {same}, {reps} rounds]",
                 t1 * 1e3,
                 ts * 1e3,
                 tg * 1e3,
@@ -415,6 +431,9 @@ fn main() {
         }
     }
     // The parallel transform on all threads, wall time, after all single-thread timings.
+    if env("GFPF_PAR") == Some(0) {
+        return;
+    }
     for &k in &ks {
         let f = Gfpf::builtin(k).unwrap();
         for lg in min_lg..=max_lg {

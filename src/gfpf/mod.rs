@@ -28,7 +28,7 @@ mod simd;
 #[doc(hidden)]
 pub use simd::set_enabled as set_simd;
 #[doc(hidden)]
-pub use simd::set_base_cap;
+pub use simd::{set_base_cap, set_karatsuba};
 
 pub use field::Gfpf;
 

@@ -43,6 +43,16 @@ pub fn set_base_cap(m: usize) {
     BASE_CAP.store(m, Ordering::Relaxed);
 }
 
+/// Whether [`lazy_mul`] may take its Karatsuba level (on by default; for benchmarks).
+static KARATSUBA: AtomicBool = AtomicBool::new(true);
+
+/// Turns the Karatsuba level of the IFMA element product on or off for the whole process (for
+/// benchmarks that compare it with the schoolbook product; the results are the same).
+#[doc(hidden)]
+pub fn set_karatsuba(on: bool) {
+    KARATSUBA.store(on, Ordering::Relaxed);
+}
+
 /// Whether the AVX-512 base DFTs run for this field on this CPU: enabled, k ∈ {8, 16, 32},
 /// r ≥ 2^40 (the quotient estimate), AVX-512F, DQ and IFMA.
 pub(super) fn available(f: &Gfpf) -> bool {
@@ -406,8 +416,9 @@ pub(super) fn mul_available(f: &Gfpf) -> bool {
 }
 
 /// Constants of [`lazy_mul`]: 52-bit pieces of r = r1·2^52 + r0 and of σ = 2^104 mod r
-/// (σ1·2^52 + σ0), ρ = ⌊2^104/r⌋ < 2^44, 1/r, 2^52, and the bias B·r = b0 + b1·2^52 + b2·2^104
-/// (b0, b1 ∈ [2^59, 2^59 + 2^52), b2 = 2^30) with B < 2^75 as the lazy pair (bh, bl).
+/// (σ1·2^52 + σ0), ρ = ⌊2^104/r⌋ < 2^44, 1/r, 2^52, the bias B·r = b0 + b1·2^52 + b2·2^104
+/// (b0, b1 ∈ [2^59, 2^59 + 2^52), b2 = 2^30) with B < 2^75 as the lazy pair (bh, bl), and whether
+/// the Karatsuba level of [`lazy_mul`] applies.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct MulC {
@@ -422,6 +433,8 @@ struct MulC {
     b: [__m512i; 3],
     bh: __m512i,
     bl: __m512i,
+    /// 2r < 2^64: [`lazy_mul`]'s Karatsuba level (digit sums fit a word).
+    kara: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -453,6 +466,7 @@ impl MulC {
             ],
             bh: s((bias >> 32) as u64),
             bl: s(bias as u64 & 0xFFFF_FFFF),
+            kara: r < 1 << 63 && KARATSUBA.load(Ordering::Relaxed),
         }
     }
 
@@ -498,12 +512,17 @@ impl MulC {
 /// N_j = Σ_{i>j} x_i y_{k+j−i}. The digits split as x = a·2^52 + b (a < 2^12) and
 /// y = c·2^40 + d (c < 2^24, d < 2^40), so that a·d < 2^52 and a·c < 2^36 need only the low
 /// IFMA half: six 52 × 52-bit products per pair (lo(bd) at weight 2^0, lo(bc) at 2^40, hi(bd) and
-/// lo(ad) at 2^52, hi(bc) and lo(ac) at 2^92), each in its own accumulator chain per sign
-/// (K ≤ 32 terms: < 2^57 at 2^0, 2^40, 2^52, < 2^41 at 2^92). The signed differences are cut into
-/// 52-bit weights (the weight-2^40 sum split at bit 12, the weight-2^92 one at bit 12:
-/// |a0|, |a1| < 2^57.1, |a2| < 2^29.1), the bias B·r of [`MulC`] makes them non-negative
-/// (< 2^60, < 2^31) and the sum is reduced once to ρ' + q·r ([`MulC::reduce`]): digit j gets ρ',
-/// digit j + 1 gets q − B (digit k wraps to −digit 0).
+/// lo(ad) at 2^52, hi(bc) and lo(ac) at 2^92), accumulated per sign ([`add_coeff`] takes the
+/// signed weight sums from there).
+///
+/// Where 2r < 2^64 ([`MulC`]`::kara`: P4, k = 32; not P3), one Karatsuba level: with
+/// x = X0 + T^h·X1, y = Y0 + T^h·Y1 (h = k/2) and A = X0·Y0, B = X1·Y1, C = (X0 + X1)(Y0 + Y1)
+/// (polynomials of degree ≤ 2h − 2; the digit sums < 2r still split as above),
+/// xy ≡ A − B + T^h·(C − A − B) mod T^k + 1, so for j < h
+/// u_j = (A_j + A_(j+h) + B_(j+h)) − (B_j + C_(j+h)) and
+/// u_(j+h) = (A_(j+h) + C_j) − (A_j + B_(j+h) + B_j):
+/// 3h² digit pairs instead of k², each term of A and B computed once for both coefficients
+/// (five accumulator sets of four weights, in registers). Every sign sum still has ≤ k pairs.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
 #[inline]
@@ -516,62 +535,96 @@ fn lazy_mul<const K: usize>(
 ) {
     let z = _mm512_setzero_si512();
     let m40 = _mm512_set1_epi64((1 << 40) - 1);
-    let m12 = _mm512_set1_epi64((1 << 12) - 1);
+    // The digits x (then, for Karatsuba, the sums X0 + X1) split into (a, b), y into (c, d).
+    let split = |x: __m512i, y: __m512i| {
+        [
+            _mm512_srli_epi64::<52>(x),
+            _mm512_and_si512(x, mc.m52),
+            _mm512_srli_epi64::<40>(y),
+            _mm512_and_si512(y, m40),
+        ]
+    };
     let (mut xa, mut xb, mut yc, mut yd) = ([z; K], [z; K], [z; K], [z; K]);
     for d in 0..K {
-        xa[d] = _mm512_srli_epi64::<52>(x[d]);
-        xb[d] = _mm512_and_si512(x[d], mc.m52);
-        yc[d] = _mm512_srli_epi64::<40>(y[d]);
-        yd[d] = _mm512_and_si512(y[d], m40);
+        [xa[d], xb[d], yc[d], yd[d]] = split(x[d], y[d]);
     }
     h[..K].fill(z);
     l[..K].fill(z);
-    for j in 0..K {
-        // Six independent accumulator chains per sign (the IFMA latency is hidden), summed into
-        // the four weights afterwards.
-        let (mut p, mut n) = ([z; 6], [z; 6]);
-        // The two signs in separate loops, so that the accumulators stay in registers.
+    if mc.kara {
+        let hk = K / 2;
+        let (mut sa, mut sb, mut tc, mut td) = ([z; K], [z; K], [z; K], [z; K]);
+        for d in 0..hk {
+            [sa[d], sb[d], tc[d], td[d]] = split(
+                _mm512_add_epi64(x[d], x[d + hk]),
+                _mm512_add_epi64(y[d], y[d + hk]),
+            );
+        }
+        // One digit pair into an accumulator set of the four weights 2^0, 2^40, 2^52, 2^92.
         macro_rules! pair {
-            ($acc:ident, $i:expr, $t:expr) => {
+            ($acc:expr, $xa:ident, $xb:ident, $i:expr, $yc:ident, $yd:ident, $t:expr) => {
                 let (i, t) = ($i, $t);
-                $acc[0] = _mm512_madd52lo_epu64($acc[0], xb[i], yd[t]);
-                $acc[1] = _mm512_madd52lo_epu64($acc[1], xb[i], yc[t]);
-                $acc[2] = _mm512_madd52hi_epu64($acc[2], xb[i], yd[t]);
-                $acc[3] = _mm512_madd52lo_epu64($acc[3], xa[i], yd[t]);
-                $acc[4] = _mm512_madd52hi_epu64($acc[4], xb[i], yc[t]);
-                $acc[5] = _mm512_madd52lo_epu64($acc[5], xa[i], yc[t]);
+                $acc[0] = _mm512_madd52lo_epu64($acc[0], $xb[i], $yd[t]);
+                $acc[1] = _mm512_madd52lo_epu64($acc[1], $xb[i], $yc[t]);
+                $acc[2] = _mm512_madd52hi_epu64($acc[2], $xb[i], $yd[t]);
+                $acc[3] = _mm512_madd52hi_epu64($acc[3], $xb[i], $yc[t]);
+                $acc[2] = _mm512_madd52lo_epu64($acc[2], $xa[i], $yd[t]);
+                $acc[3] = _mm512_madd52lo_epu64($acc[3], $xa[i], $yc[t]);
             };
         }
-        for i in 0..=j {
-            pair!(p, i, j - i);
+        for j in 0..hk {
+            // Sets: A_j + B_(j+h), A_(j+h), B_j, C_j, C_(j+h).
+            let mut s = [[z; 4]; 5];
+            for i in 0..=j {
+                pair!(s[0], xa, xb, i, yc, yd, j - i);
+                pair!(s[2], xa, xb, hk + i, yc, yd, hk + j - i);
+                pair!(s[3], sa, sb, i, tc, td, j - i);
+            }
+            for i in j + 1..hk {
+                pair!(s[0], xa, xb, hk + i, yc, yd, K + j - i);
+                pair!(s[1], xa, xb, i, yc, yd, hk + j - i);
+                pair!(s[4], sa, sb, i, tc, td, hk + j - i);
+            }
+            let comb = |p: [usize; 2], n: [usize; 2]| {
+                std::array::from_fn(|w| {
+                    _mm512_sub_epi64(
+                        _mm512_add_epi64(s[p[0]][w], s[p[1]][w]),
+                        _mm512_add_epi64(s[n[0]][w], s[n[1]][w]),
+                    )
+                })
+            };
+            add_coeff::<K>(mc, j, comb([0, 1], [2, 4]), h, l);
+            add_coeff::<K>(mc, j + hk, comb([1, 3], [0, 2]), h, l);
         }
-        for i in j + 1..K {
-            pair!(n, i, K + j - i);
-        }
-        // Weights 2^0, 2^40, 2^52, 2^92 of P_j − N_j, then 52-bit weights plus the bias.
-        let w0 = _mm512_sub_epi64(p[0], n[0]);
-        let w40 = _mm512_sub_epi64(p[1], n[1]);
-        let w52 = _mm512_sub_epi64(_mm512_add_epi64(p[2], p[3]), _mm512_add_epi64(n[2], n[3]));
-        let w92 = _mm512_sub_epi64(_mm512_add_epi64(p[4], p[5]), _mm512_add_epi64(n[4], n[5]));
-        let lo12 = |v: __m512i| _mm512_slli_epi64::<40>(_mm512_and_si512(v, m12));
-        let u = [
-            _mm512_add_epi64(_mm512_add_epi64(w0, lo12(w40)), mc.b[0]),
-            _mm512_add_epi64(
-                _mm512_add_epi64(w52, _mm512_srai_epi64::<12>(w40)),
-                _mm512_add_epi64(lo12(w92), mc.b[1]),
-            ),
-            _mm512_add_epi64(_mm512_srai_epi64::<12>(w92), mc.b[2]),
-        ];
-        let [rh, rl, qh, ql] = mc.reduce(u);
-        h[j] = _mm512_add_epi64(h[j], rh);
-        l[j] = _mm512_add_epi64(l[j], rl);
-        let (qh, ql) = (_mm512_sub_epi64(qh, mc.bh), _mm512_sub_epi64(ql, mc.bl));
-        if j + 1 < K {
-            h[j + 1] = _mm512_add_epi64(h[j + 1], qh);
-            l[j + 1] = _mm512_add_epi64(l[j + 1], ql);
-        } else {
-            h[0] = _mm512_sub_epi64(h[0], qh);
-            l[0] = _mm512_sub_epi64(l[0], ql);
+    } else {
+        for j in 0..K {
+            // Six independent accumulator chains per sign (the IFMA latency is hidden), summed
+            // into the four weights afterwards.
+            let (mut p, mut n) = ([z; 6], [z; 6]);
+            // The two signs in separate loops, so that the accumulators stay in registers.
+            macro_rules! pair {
+                ($acc:ident, $i:expr, $t:expr) => {
+                    let (i, t) = ($i, $t);
+                    $acc[0] = _mm512_madd52lo_epu64($acc[0], xb[i], yd[t]);
+                    $acc[1] = _mm512_madd52lo_epu64($acc[1], xb[i], yc[t]);
+                    $acc[2] = _mm512_madd52hi_epu64($acc[2], xb[i], yd[t]);
+                    $acc[3] = _mm512_madd52lo_epu64($acc[3], xa[i], yd[t]);
+                    $acc[4] = _mm512_madd52hi_epu64($acc[4], xb[i], yc[t]);
+                    $acc[5] = _mm512_madd52lo_epu64($acc[5], xa[i], yc[t]);
+                };
+            }
+            for i in 0..=j {
+                pair!(p, i, j - i);
+            }
+            for i in j + 1..K {
+                pair!(n, i, K + j - i);
+            }
+            let w = [
+                _mm512_sub_epi64(p[0], n[0]),
+                _mm512_sub_epi64(p[1], n[1]),
+                _mm512_sub_epi64(_mm512_add_epi64(p[2], p[3]), _mm512_add_epi64(n[2], n[3])),
+                _mm512_sub_epi64(_mm512_add_epi64(p[4], p[5]), _mm512_add_epi64(n[4], n[5])),
+            ];
+            add_coeff::<K>(mc, j, w, h, l);
         }
     }
     // l may be negative now; move it into [0, 2^32) (the normaliser's split does the same).
@@ -579,6 +632,45 @@ fn lazy_mul<const K: usize>(
     for d in 0..K {
         h[d] = _mm512_add_epi64(h[d], _mm512_srai_epi64::<32>(l[d]));
         l[d] = _mm512_and_si512(l[d], m32);
+    }
+}
+
+/// Adds u_j = w[0] + w[1]·2^40 + w[2]·2^52 + w[3]·2^92 (a coefficient of [`lazy_mul`]'s
+/// product: signed sums of ≤ k ≤ 32 pairs per sign, |w[0]|, |w[1]| < 2^57, |w[2]| < 2^57.01,
+/// |w[3]| < 2^41) to the lazy digits: cut into 52-bit weights (w[1] and w[3] split at bit 12:
+/// |a0|, |a1| < 2^57.1, |a2| < 2^29.1), made non-negative by the bias B·r of [`MulC`]
+/// (< 2^60, < 2^31), reduced once to ρ' + q·r ([`MulC::reduce`]): digit j gets ρ', digit
+/// j + 1 gets q − B (digit k wraps to −digit 0).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
+#[inline]
+fn add_coeff<const K: usize>(
+    mc: MulC,
+    j: usize,
+    w: [__m512i; 4],
+    h: &mut [__m512i],
+    l: &mut [__m512i],
+) {
+    let m12 = _mm512_set1_epi64((1 << 12) - 1);
+    let lo12 = |v: __m512i| _mm512_slli_epi64::<40>(_mm512_and_si512(v, m12));
+    let u = [
+        _mm512_add_epi64(_mm512_add_epi64(w[0], lo12(w[1])), mc.b[0]),
+        _mm512_add_epi64(
+            _mm512_add_epi64(w[2], _mm512_srai_epi64::<12>(w[1])),
+            _mm512_add_epi64(lo12(w[3]), mc.b[1]),
+        ),
+        _mm512_add_epi64(_mm512_srai_epi64::<12>(w[3]), mc.b[2]),
+    ];
+    let [rh, rl, qh, ql] = mc.reduce(u);
+    h[j] = _mm512_add_epi64(h[j], rh);
+    l[j] = _mm512_add_epi64(l[j], rl);
+    let (qh, ql) = (_mm512_sub_epi64(qh, mc.bh), _mm512_sub_epi64(ql, mc.bl));
+    if j + 1 < K {
+        h[j + 1] = _mm512_add_epi64(h[j + 1], qh);
+        l[j + 1] = _mm512_add_epi64(l[j + 1], ql);
+    } else {
+        h[0] = _mm512_sub_epi64(h[0], qh);
+        l[0] = _mm512_sub_epi64(l[0], ql);
     }
 }
 
@@ -825,8 +917,14 @@ mod tests {
                 x.extend_from_slice(a);
                 y.extend_from_slice(b);
             }
+            // The Karatsuba level (P4, k = 32) and the schoolbook product.
             let mut z = vec![0u64; x.len()];
+            super::set_karatsuba(false);
             f.mul_n(&mut z, &x, &y);
+            let school = z.clone();
+            super::set_karatsuba(true);
+            f.mul_n(&mut z, &x, &y);
+            assert_eq!(z, school, "k = {k}");
             let p = p_mpz(&f);
             for ((ze, xe), ye) in z.chunks(k).zip(x.chunks(k)).zip(y.chunks(k)) {
                 let mut want = Mpz::new();
