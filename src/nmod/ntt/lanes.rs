@@ -417,9 +417,20 @@ mod tests {
             seed
         };
         for t in 0..200 {
-            // y < 4p (the lazy range) with the extremes in the first rounds.
-            let y: [u64; 8] = std::array::from_fn(|i| if t == 0 { 4 * p - 1 - i as u64 } else { next() % (4 * p).min(u64::MAX / 2) });
-            let w: [u64; 8] = std::array::from_fn(|i| if t == 1 { p - 1 - i as u64 } else { next() % p });
+            // y < 4p (the lazy range) with the extremes in the first rounds: the top of the range,
+            // then w at its top, then the fold's boundaries (0, p − 1, p, 2p − 1, 2p, 4p − 1) with
+            // the twiddles 0, 1, p − 1.
+            let edge = [0, 1, p - 1, p, 2 * p - 1, 2 * p, 4 * p - 2, 4 * p - 1];
+            let y: [u64; 8] = std::array::from_fn(|i| match t {
+                0 => 4 * p - 1 - i as u64,
+                2 => edge[i],
+                _ => next() % (4 * p).min(u64::MAX / 2),
+            });
+            let w: [u64; 8] = std::array::from_fn(|i| match t {
+                1 => p - 1 - i as u64,
+                2 => [0, 1, p - 1][i % 3],
+                _ => next() % p,
+            });
             let ws = w.map(|v| shoup_s(v, p, s));
             let got = to(l.mul_shoup(from(y), from(w), from(ws)));
             // The lazy product only for p < 2^62 (y < 4p < 2^64).
