@@ -619,9 +619,21 @@ fn kara_mul<const K: usize, const YS: u32, const CUT: u32>(
         yd[d] = _mm512_and_si512(y[d], mys);
     }
     let hk = K / 2;
-    // The sums X0 + X1 and Y0 + Y1 from the pieces: low parts added, their carry moved up.
+    // The sums X0 + X1 and Y0 + Y1: one word where 2r < 2^64 (YS = 40); else from the
+    // pieces, low parts added, their carry moved up.
     let (mut sa, mut sb, mut tc, mut td) = ([z; K], [z; K], [z; K], [z; K]);
     for d in 0..hk {
+        if YS == 40 {
+            let (u, v) = (
+                _mm512_add_epi64(x[d], x[d + hk]),
+                _mm512_add_epi64(y[d], y[d + hk]),
+            );
+            sa[d] = _mm512_srli_epi64::<52>(u);
+            sb[d] = _mm512_and_si512(u, mc.m52);
+            tc[d] = _mm512_srli_epi64::<YS>(v);
+            td[d] = _mm512_and_si512(v, mys);
+            continue;
+        }
         let b = _mm512_add_epi64(xb[d], xb[d + hk]);
         sa[d] = _mm512_add_epi64(
             _mm512_add_epi64(xa[d], xa[d + hk]),
