@@ -16,8 +16,7 @@
 //! `gfpf_bench plans lo hi`: the gfpf DFT alone for N = 2^lo..2^hi, plans with 2k-point bases
 //! only against plans with 4k-point bases (`set_base_cap`), interleaved, medians of thread CPU
 //! time, and ns per element per pass; `gfpf_bench kara lo hi`: the same with the default plans,
-//! schoolbook against Karatsuba element products (`set_karatsuba`; the same for P3, whose digit
-//! sums do not fit a word).
+//! schoolbook against Karatsuba element products (`set_karatsuba`).
 //! `GFPF_PROFILE_LG=lg [GFPF_K=k GFPF_BASE_CAP=m]`: only that DFT, repeated (for perf).
 //! `cargo run --release --example gfpf_bench mul`: plain against FFT-based (CRT) product per k. Single-thread times are
 //! thread CPU times (best of a few runs), so that a shared machine's load does not inflate them.

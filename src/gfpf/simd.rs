@@ -433,8 +433,10 @@ struct MulC {
     b: [__m512i; 3],
     bh: __m512i,
     bl: __m512i,
-    /// 2r < 2^64: [`lazy_mul`]'s Karatsuba level (digit sums fit a word).
+    /// [`lazy_mul`]'s Karatsuba level may run ([`set_karatsuba`]).
     kara: bool,
+    /// 2r ≥ 2^64 (P3): the digit sums of the Karatsuba level need 65 bits.
+    wide: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -466,7 +468,8 @@ impl MulC {
             ],
             bh: s((bias >> 32) as u64),
             bl: s(bias as u64 & 0xFFFF_FFFF),
-            kara: r < 1 << 63 && KARATSUBA.load(Ordering::Relaxed),
+            kara: KARATSUBA.load(Ordering::Relaxed),
+            wide: r >= 1 << 63,
         }
     }
 
@@ -515,14 +518,8 @@ impl MulC {
 /// lo(ad) at 2^52, hi(bc) and lo(ac) at 2^92), accumulated per sign ([`add_coeff`] takes the
 /// signed weight sums from there).
 ///
-/// Where 2r < 2^64 ([`MulC`]`::kara`: P4, k = 32; not P3), one Karatsuba level: with
-/// x = X0 + T^h·X1, y = Y0 + T^h·Y1 (h = k/2) and A = X0·Y0, B = X1·Y1, C = (X0 + X1)(Y0 + Y1)
-/// (polynomials of degree ≤ 2h − 2; the digit sums < 2r still split as above),
-/// xy ≡ A − B + T^h·(C − A − B) mod T^k + 1, so for j < h
-/// u_j = (A_j + A_(j+h) + B_(j+h)) − (B_j + C_(j+h)) and
-/// u_(j+h) = (A_(j+h) + C_j) − (A_j + B_(j+h) + B_j):
-/// 3h² digit pairs instead of k², each term of A and B computed once for both coefficients
-/// (five accumulator sets of four weights, in registers). Every sign sum still has ≤ k pairs.
+/// With [`MulC`]`::kara`, one Karatsuba level ([`kara_mul`]) where 2r < 2^64 (P4, k = 16 and
+/// k = 32) or k = 8 (P3, whose digit sums need 65 bits: y splits at 39 bits there).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
 #[inline]
@@ -534,68 +531,21 @@ fn lazy_mul<const K: usize>(
     l: &mut [__m512i],
 ) {
     let z = _mm512_setzero_si512();
-    let m40 = _mm512_set1_epi64((1 << 40) - 1);
-    // The digits x (then, for Karatsuba, the sums X0 + X1) split into (a, b), y into (c, d).
-    let split = |x: __m512i, y: __m512i| {
-        [
-            _mm512_srli_epi64::<52>(x),
-            _mm512_and_si512(x, mc.m52),
-            _mm512_srli_epi64::<40>(y),
-            _mm512_and_si512(y, m40),
-        ]
-    };
-    let (mut xa, mut xb, mut yc, mut yd) = ([z; K], [z; K], [z; K], [z; K]);
-    for d in 0..K {
-        [xa[d], xb[d], yc[d], yd[d]] = split(x[d], y[d]);
-    }
     h[..K].fill(z);
     l[..K].fill(z);
-    if mc.kara {
-        let hk = K / 2;
-        let (mut sa, mut sb, mut tc, mut td) = ([z; K], [z; K], [z; K], [z; K]);
-        for d in 0..hk {
-            [sa[d], sb[d], tc[d], td[d]] = split(
-                _mm512_add_epi64(x[d], x[d + hk]),
-                _mm512_add_epi64(y[d], y[d + hk]),
-            );
-        }
-        // One digit pair into an accumulator set of the four weights 2^0, 2^40, 2^52, 2^92.
-        macro_rules! pair {
-            ($acc:expr, $xa:ident, $xb:ident, $i:expr, $yc:ident, $yd:ident, $t:expr) => {
-                let (i, t) = ($i, $t);
-                $acc[0] = _mm512_madd52lo_epu64($acc[0], $xb[i], $yd[t]);
-                $acc[1] = _mm512_madd52lo_epu64($acc[1], $xb[i], $yc[t]);
-                $acc[2] = _mm512_madd52hi_epu64($acc[2], $xb[i], $yd[t]);
-                $acc[3] = _mm512_madd52hi_epu64($acc[3], $xb[i], $yc[t]);
-                $acc[2] = _mm512_madd52lo_epu64($acc[2], $xa[i], $yd[t]);
-                $acc[3] = _mm512_madd52lo_epu64($acc[3], $xa[i], $yc[t]);
-            };
-        }
-        for j in 0..hk {
-            // Sets: A_j + B_(j+h), A_(j+h), B_j, C_j, C_(j+h).
-            let mut s = [[z; 4]; 5];
-            for i in 0..=j {
-                pair!(s[0], xa, xb, i, yc, yd, j - i);
-                pair!(s[2], xa, xb, hk + i, yc, yd, hk + j - i);
-                pair!(s[3], sa, sb, i, tc, td, j - i);
-            }
-            for i in j + 1..hk {
-                pair!(s[0], xa, xb, hk + i, yc, yd, K + j - i);
-                pair!(s[1], xa, xb, i, yc, yd, hk + j - i);
-                pair!(s[4], sa, sb, i, tc, td, hk + j - i);
-            }
-            let comb = |p: [usize; 2], n: [usize; 2]| {
-                std::array::from_fn(|w| {
-                    _mm512_sub_epi64(
-                        _mm512_add_epi64(s[p[0]][w], s[p[1]][w]),
-                        _mm512_add_epi64(s[n[0]][w], s[n[1]][w]),
-                    )
-                })
-            };
-            add_coeff::<K>(mc, j, comb([0, 1], [2, 4]), h, l);
-            add_coeff::<K>(mc, j + hk, comb([1, 3], [0, 2]), h, l);
-        }
+    if mc.kara && !mc.wide {
+        kara_mul::<K, 40, 12>(mc, x, y, h, l);
+    } else if mc.kara && K == 8 {
+        kara_mul::<K, 39, 13>(mc, x, y, h, l);
     } else {
+        let m40 = _mm512_set1_epi64((1 << 40) - 1);
+        let (mut xa, mut xb, mut yc, mut yd) = ([z; K], [z; K], [z; K], [z; K]);
+        for d in 0..K {
+            xa[d] = _mm512_srli_epi64::<52>(x[d]);
+            xb[d] = _mm512_and_si512(x[d], mc.m52);
+            yc[d] = _mm512_srli_epi64::<40>(y[d]);
+            yd[d] = _mm512_and_si512(y[d], m40);
+        }
         for j in 0..K {
             // Six independent accumulator chains per sign (the IFMA latency is hidden), summed
             // into the four weights afterwards.
@@ -624,7 +574,7 @@ fn lazy_mul<const K: usize>(
                 _mm512_sub_epi64(_mm512_add_epi64(p[2], p[3]), _mm512_add_epi64(n[2], n[3])),
                 _mm512_sub_epi64(_mm512_add_epi64(p[4], p[5]), _mm512_add_epi64(n[4], n[5])),
             ];
-            add_coeff::<K>(mc, j, w, h, l);
+            add_coeff::<K, 40, 12>(mc, j, w, h, l);
         }
     }
     // l may be negative now; move it into [0, 2^32) (the normaliser's split does the same).
@@ -635,31 +585,134 @@ fn lazy_mul<const K: usize>(
     }
 }
 
-/// Adds u_j = w[0] + w[1]·2^40 + w[2]·2^52 + w[3]·2^92 (a coefficient of [`lazy_mul`]'s
-/// product: signed sums of ≤ k ≤ 32 pairs per sign, |w[0]|, |w[1]| < 2^57, |w[2]| < 2^57.01,
-/// |w[3]| < 2^41) to the lazy digits: cut into 52-bit weights (w[1] and w[3] split at bit 12:
-/// |a0|, |a1| < 2^57.1, |a2| < 2^29.1), made non-negative by the bias B·r of [`MulC`]
-/// (< 2^60, < 2^31), reduced once to ρ' + q·r ([`MulC::reduce`]): digit j gets ρ', digit
-/// j + 1 gets q − B (digit k wraps to −digit 0).
+/// [`lazy_mul`]'s Karatsuba level, y split at YS = 52 − CUT bits: with x = X0 + T^h·X1,
+/// y = Y0 + T^h·Y1 (h = k/2) and A = X0·Y0, B = X1·Y1, C = (X0 + X1)(Y0 + Y1) (polynomials of
+/// degree ≤ 2h − 2), xy ≡ A − B + T^h·(C − A − B) mod T^k + 1, so for j < h
+/// u_j = (A_j + A_(j+h) + B_(j+h)) − (B_j + C_(j+h)) and
+/// u_(j+h) = (A_(j+h) + C_j) − (A_j + B_(j+h) + B_j):
+/// 3h² digit pairs instead of k², each term of A and B computed once for both coefficients
+/// (five accumulator sets of four weights, in registers). Every sign sum has ≤ k pairs.
+///
+/// The digits and the digit sums (< 2r ≤ 2^65, formed from the pieces, never as one word) split
+/// as a·2^52 + b and c·2^YS + d (b < 2^52, d < 2^YS): YS = 40, CUT = 12 needs 2r < 2^64
+/// (a < 2^12, c < 2^24); YS = 39, CUT = 13 takes sums < 2^65 (a < 2^13, c < 2^26); so a·d < 2^52 and a·c < 2^52 need only the low IFMA half; the
+/// weights are 2^0 (lo bd), 2^YS (lo bc), 2^52 (hi bd, lo ad), 2^(52+YS) (hi bc, lo ac).
+/// YS = 39 only for k = 8: per sign ≤ 8 pairs, |w0|, |w1| < 2^55, |w2| < 8(2^52 + 2^39) < 2^55.01,
+/// |w3| < 8(2^26 + 2^39) < 2^42.01, within [`add_coeff`]'s bounds for CUT = 13.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
 #[inline]
-fn add_coeff<const K: usize>(
+fn kara_mul<const K: usize, const YS: u32, const CUT: u32>(
+    mc: MulC,
+    x: &[__m512i],
+    y: &[__m512i],
+    h: &mut [__m512i],
+    l: &mut [__m512i],
+) {
+    let z = _mm512_setzero_si512();
+    let mys = _mm512_set1_epi64((1 << YS) - 1);
+    let (mut xa, mut xb, mut yc, mut yd) = ([z; K], [z; K], [z; K], [z; K]);
+    for d in 0..K {
+        xa[d] = _mm512_srli_epi64::<52>(x[d]);
+        xb[d] = _mm512_and_si512(x[d], mc.m52);
+        yc[d] = _mm512_srli_epi64::<YS>(y[d]);
+        yd[d] = _mm512_and_si512(y[d], mys);
+    }
+    let hk = K / 2;
+    // The sums X0 + X1 and Y0 + Y1: one word where 2r < 2^64 (YS = 40); else from the
+    // pieces, low parts added, their carry moved up.
+    let (mut sa, mut sb, mut tc, mut td) = ([z; K], [z; K], [z; K], [z; K]);
+    for d in 0..hk {
+        if YS == 40 {
+            let (u, v) = (
+                _mm512_add_epi64(x[d], x[d + hk]),
+                _mm512_add_epi64(y[d], y[d + hk]),
+            );
+            sa[d] = _mm512_srli_epi64::<52>(u);
+            sb[d] = _mm512_and_si512(u, mc.m52);
+            tc[d] = _mm512_srli_epi64::<YS>(v);
+            td[d] = _mm512_and_si512(v, mys);
+            continue;
+        }
+        let b = _mm512_add_epi64(xb[d], xb[d + hk]);
+        sa[d] = _mm512_add_epi64(
+            _mm512_add_epi64(xa[d], xa[d + hk]),
+            _mm512_srli_epi64::<52>(b),
+        );
+        sb[d] = _mm512_and_si512(b, mc.m52);
+        let e = _mm512_add_epi64(yd[d], yd[d + hk]);
+        tc[d] = _mm512_add_epi64(
+            _mm512_add_epi64(yc[d], yc[d + hk]),
+            _mm512_srli_epi64::<YS>(e),
+        );
+        td[d] = _mm512_and_si512(e, mys);
+    }
+    // One digit pair into an accumulator set of the four weights.
+    macro_rules! pair {
+        ($acc:expr, $xa:ident, $xb:ident, $i:expr, $yc:ident, $yd:ident, $t:expr) => {
+            let (i, t) = ($i, $t);
+            $acc[0] = _mm512_madd52lo_epu64($acc[0], $xb[i], $yd[t]);
+            $acc[1] = _mm512_madd52lo_epu64($acc[1], $xb[i], $yc[t]);
+            $acc[2] = _mm512_madd52hi_epu64($acc[2], $xb[i], $yd[t]);
+            $acc[3] = _mm512_madd52hi_epu64($acc[3], $xb[i], $yc[t]);
+            $acc[2] = _mm512_madd52lo_epu64($acc[2], $xa[i], $yd[t]);
+            $acc[3] = _mm512_madd52lo_epu64($acc[3], $xa[i], $yc[t]);
+        };
+    }
+    for j in 0..hk {
+        // Sets: A_j + B_(j+h), A_(j+h), B_j, C_j, C_(j+h).
+        let mut s = [[z; 4]; 5];
+        for i in 0..=j {
+            pair!(s[0], xa, xb, i, yc, yd, j - i);
+            pair!(s[2], xa, xb, hk + i, yc, yd, hk + j - i);
+            pair!(s[3], sa, sb, i, tc, td, j - i);
+        }
+        for i in j + 1..hk {
+            pair!(s[0], xa, xb, hk + i, yc, yd, K + j - i);
+            pair!(s[1], xa, xb, i, yc, yd, hk + j - i);
+            pair!(s[4], sa, sb, i, tc, td, hk + j - i);
+        }
+        let comb = |p: [usize; 2], n: [usize; 2]| {
+            std::array::from_fn(|w| {
+                _mm512_sub_epi64(
+                    _mm512_add_epi64(s[p[0]][w], s[p[1]][w]),
+                    _mm512_add_epi64(s[n[0]][w], s[n[1]][w]),
+                )
+            })
+        };
+        add_coeff::<K, YS, CUT>(mc, j, comb([0, 1], [2, 4]), h, l);
+        add_coeff::<K, YS, CUT>(mc, j + hk, comb([1, 3], [0, 2]), h, l);
+    }
+}
+
+/// Adds u_j = w[0] + w[1]·2^YS + w[2]·2^52 + w[3]·2^(52+YS) (YS = 52 − CUT; a coefficient of
+/// [`lazy_mul`]'s product: signed sums of ≤ k pairs per sign) to the lazy digits: cut into
+/// 52-bit weights (w[1] and w[3] split at bit CUT), made non-negative by the bias B·r of [`MulC`]
+/// (< 2^60, < 2^31), reduced once to ρ' + q·r ([`MulC::reduce`]): digit j gets ρ', digit
+/// j + 1 gets q − B (digit k wraps to −digit 0). Bounds: YS = 40 (k ≤ 32): |w[0]|, |w[1]| <
+/// 2^57, |w[2]| < 2^57.01, |w[3]| < 2^41, so |a0|, |a1| < 2^57.1, |a2| < 2^29.1; YS = 39 (k = 8,
+/// [`kara_mul`]): |w[0]|, |w[1]| < 2^55, |w[2]| < 2^55.01, |w[3]| < 2^42.01, so |a0|, |a1| <
+/// 2^55.3, |a2| < 2^29.01; in both the biased words lie in [0, 2^60) and [0, 2^31).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
+#[inline]
+fn add_coeff<const K: usize, const YS: u32, const CUT: u32>(
     mc: MulC,
     j: usize,
     w: [__m512i; 4],
     h: &mut [__m512i],
     l: &mut [__m512i],
 ) {
-    let m12 = _mm512_set1_epi64((1 << 12) - 1);
-    let lo12 = |v: __m512i| _mm512_slli_epi64::<40>(_mm512_and_si512(v, m12));
+    debug_assert!(YS + CUT == 52);
+    let mcut = _mm512_set1_epi64((1 << CUT) - 1);
+    let lo = |v: __m512i| _mm512_slli_epi64::<YS>(_mm512_and_si512(v, mcut));
     let u = [
-        _mm512_add_epi64(_mm512_add_epi64(w[0], lo12(w[1])), mc.b[0]),
+        _mm512_add_epi64(_mm512_add_epi64(w[0], lo(w[1])), mc.b[0]),
         _mm512_add_epi64(
-            _mm512_add_epi64(w[2], _mm512_srai_epi64::<12>(w[1])),
-            _mm512_add_epi64(lo12(w[3]), mc.b[1]),
+            _mm512_add_epi64(w[2], _mm512_srai_epi64::<CUT>(w[1])),
+            _mm512_add_epi64(lo(w[3]), mc.b[1]),
         ),
-        _mm512_add_epi64(_mm512_srai_epi64::<12>(w[3]), mc.b[2]),
+        _mm512_add_epi64(_mm512_srai_epi64::<CUT>(w[3]), mc.b[2]),
     ];
     let [rh, rl, qh, ql] = mc.reduce(u);
     h[j] = _mm512_add_epi64(h[j], rh);
@@ -889,7 +942,8 @@ mod tests {
     }
 
     /// mul_n (eight elements per IFMA batch, scalar tails) against GMP on every pair of edge
-    /// elements (0, ±1, p − 2, r, r^(k−1), the special −1, all digits r − 1, …) and random ones,
+    /// elements (0, ±1, p − 2, r, r^(k−1), the special −1, all digits r − 1, halves of r − 1
+    /// and 0, …) and random ones,
     /// for P3, P4, k = 32 (the AVX-512 path) and fields where only the scalar path runs; products
     /// landing on −1 and 0 (the sub_carry finish and the sign crossings) are among them.
     #[test]
@@ -902,7 +956,12 @@ mod tests {
         fs.push(Gfpf::builtin(32).unwrap());
         for f in fs {
             let k = f.k();
-            let els = elements(&f, &mut rng, 6);
+            let mut els = elements(&f, &mut rng, 6);
+            // Halves of digits r − 1 and 0: the Karatsuba digit sums and differences extreme.
+            let (h, r) = (k / 2, f.radix());
+            els.push((0..k).map(|i| if i < h { r - 1 } else { 0 }).collect());
+            els.push((0..k).map(|i| if i < h { 0 } else { r - 1 }).collect());
+            els.push((0..k).map(|i| if i % 4 < 2 { r - 1 } else { 0 }).collect());
             let mut m1 = vec![0u64; k];
             f.set_minus_one(&mut m1);
             let (mut x, mut y) = (vec![], vec![]);
@@ -917,7 +976,7 @@ mod tests {
                 x.extend_from_slice(a);
                 y.extend_from_slice(b);
             }
-            // The Karatsuba level (P4, k = 32) and the schoolbook product.
+            // The Karatsuba level (P3, P4, k = 32) and the schoolbook product.
             let mut z = vec![0u64; x.len()];
             super::set_karatsuba(false);
             f.mul_n(&mut z, &x, &y);
