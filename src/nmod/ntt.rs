@@ -481,11 +481,9 @@ unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourSte
             let s = s0 + c;
             let r = &mut std::array::from_fn(|rr| bload(c)(REV3[rr] * q + rg as usize));
             if let (false, Twist::Stage { lane, row, .. }) = (COSET, &d.twist) {
-                let row = &row[s * n1..(s + 1) * n1];
-                for (rr, x) in r.iter_mut().enumerate() {
-                    let i1 = 8 * g + rr;
-                    let [tw, ts] = &lane[i1];
-                    let [rw, rs] = row[i1];
+                // The eight i1 = 8g..8g+8 of this group, sliced once (no bounds check per line).
+                let (lane, row) = (&lane[8 * g..8 * g + 8], &row[s * n1 + 8 * g..s * n1 + 8 * g + 8]);
+                for ((x, [tw, ts]), &[rw, rs]) in r.iter_mut().zip(lane).zip(row) {
                     // SAFETY: lines of lane.
                     // Lazy: [0, 2p) is a valid input of pass 2's butterflies, so no final fold.
                     *x = unsafe {
