@@ -580,8 +580,8 @@ fn strips(count: usize, len: usize, par: bool, f: impl Fn(&mut [Line], usize) + 
 /// n1 of the split n = n1·n2 (n ≥ [`FOUR_STEP_MIN`], k = log2 n): 2^⌊k/2⌋ (n1 ≤ n2), except
 /// n1 = 2^7 (n2 = 2^9) at n = 2^16. Every split 2^(⌊k/2⌋−4) .. 2^(⌊k/2⌋+2) was timed at 2^16..2^22
 /// on the Intel host (1 thread, bench/results/cpu-fields.md, nttcpu7): at 2^16 n1 = 2^7 was faster
-/// in every round (50-bit: 1.07 against 1.19 × tfhe-ntt; 62-bit 1.02 against 1.04; on a Zen 4
-/// core 0.02 slower), elsewhere no split beat 2^⌊k/2⌋ beyond the host's noise and n1 ≤ 2^(⌊k/2⌋−2)
+/// at 50 bits in every round (median 1.07 against 1.19 × tfhe-ntt; 62-bit 1.02 against 1.04; on a
+/// Zen 4 core 0.02 slower), elsewhere no split beat 2^⌊k/2⌋ beyond the host's noise and n1 ≤ 2^(⌊k/2⌋−2)
 /// was slower (up to 1.2× from 2^18).
 fn split(n: usize) -> usize {
     let k = n.trailing_zeros();
