@@ -5,7 +5,8 @@
 //! whose two passes are both *column* passes, vectorised across eight adjacent columns, so that
 //! no pass needs a shuffle inside a butterfly and no pass a separate permutation:
 //!
-//! n = n1·n2 (n1 = 2^⌊k/2⌋ ≤ n2), input index j = j1·n2 + j2, output index i = i1 + n1·i2, and
+//! n = n1·n2 (any powers of two n1, n2 ≥ 8; [`split`] picks n1 = 2^⌊k/2⌋ ≤ n2, k = log2 n, but for
+//! a measured exception), input index j = j1·n2 + j2, output index i = i1 + n1·i2, and
 //!
 //! X_(i1 + n1·i2) = Σ_j2 (w^n1)^(j2·i2) · [w^(i1·j2) · Σ_j1 (w^n2)^(j1·i1) · x_(j1·n2 + j2)].
 //!
@@ -20,9 +21,9 @@
 //!   natural order. With the 64-bit products the twiddles w^(i1·j2) are folded into this DFT's
 //!   stage twiddles instead (column i1 evaluates Σ_j2 Y_j2·z^j2 on the coset w^i1·⟨w^n1⟩, see
 //!   [`coset_twiddles`]): no product of their own, a per-lane 16n-byte table instead.
-//! - From [`WIDE_MIN`] on both passes take [`WIDE`] adjacent strips at a time: each row of x is
-//!   read (pass 1) or written (pass 2) once for all of them, 8·WIDE contiguous words, through the
-//!   strips' L2-resident buffers.
+//! - From [`WIDE_MIN`] on both passes take [`WIDE`] adjacent strips at a time (at most
+//!   min(n1, n2)/8): each row of x is read (pass 1) or written (pass 2) once for all of them,
+//!   8·WIDE contiguous words, through the strips' L2-resident buffers.
 //!
 //! The line DFT is radix-2 Cooley–Tukey with bit-reversed output and Harvey's lazy butterflies
 //! (Harvey 2014: residues in [0, 4p), Shoup products with precomputed quotients), eight lanes at a
@@ -574,14 +575,31 @@ fn strips(count: usize, len: usize, par: bool, f: impl Fn(&mut [Line], usize) + 
     }
 }
 
+/// n1 of the split n = n1·n2 (n ≥ [`FOUR_STEP_MIN`], k = log2 n): 2^⌊k/2⌋ (n1 ≤ n2), except
+/// n1 = 2^7 (n2 = 2^9) at n = 2^16. Every split 2^(⌊k/2⌋−4) .. 2^(⌊k/2⌋+2) was timed at 2^16..2^22
+/// on the Intel host (1 thread, bench/results/cpu-fields.md, nttcpu7): at 2^16 n1 = 2^7 was faster
+/// at 50 bits in every round (median 1.07 against 1.19 × tfhe-ntt; 62-bit 1.02 against 1.04; on a
+/// Zen 4 core 0.02 slower), elsewhere no split beat 2^⌊k/2⌋ beyond the host's noise and n1 ≤ 2^(⌊k/2⌋−2)
+/// was slower (up to 1.2× from 2^18).
+fn split(n: usize) -> usize {
+    let k = n.trailing_zeros();
+    1 << if k == 16 { 7 } else { k / 2 }
+}
+
 impl FourStep {
     fn new(n: usize, w: u64, p: u64) -> Self {
-        let n1 = 1usize << (n.trailing_zeros() / 2);
+        Self::with_split(n, split(n), w, p)
+    }
+
+    /// The four-step with n = n1·n2 for any powers of two n1, n2 ≥ 8.
+    fn with_split(n: usize, n1: usize, w: u64, p: u64) -> Self {
         let n2 = n / n1;
+        debug_assert!(n1.is_power_of_two() && n1 >= 8 && n2 >= 8 && n1 * n2 == n);
         let (b1, b2) = ((n1 / 8).trailing_zeros(), n2.trailing_zeros());
         let rev1 = (0..n1 / 8).map(|g| rev(g, b1) as u32).collect();
         let rev2 = (0..n2).map(|k| rev(k, b2) as u32).collect();
-        let wide = if n >= WIDE_MIN { WIDE.min(n1 / 8) } else { 1 };
+        // Both passes take `wide` strips at a time: it divides n2/8 (pass 1) and n1/8 (pass 2).
+        let wide = if n >= WIDE_MIN { WIDE.min(n1.min(n2) / 8) } else { 1 };
         let arith = Arith::detect(p);
         FourStep { n1, n2, p, w, arith, wide, coset: arith != Arith::Ifma, rev1, rev2, dirs: [OnceLock::new(), OnceLock::new()] }
     }
@@ -854,19 +872,33 @@ mod tests {
         v
     }
 
-    /// Every strip count per row visit that the four-step of size n can take (1 up to n1/8,
-    /// [`WIDE`] among them where n1/8 allows), the default first.
-    fn widths(n: usize) -> Vec<usize> {
-        let f = FourStep::new(n, 1, 257);
+    /// Every strip count per row visit that the four-step of size n with split n1 can take (1 up
+    /// to min(n1, n2)/8, [`WIDE`] among them where that allows), the default first.
+    fn widths(n: usize, n1: usize) -> Vec<usize> {
+        let f = FourStep::with_split(n, n1, 1, 257);
         let mut v = vec![f.wide];
-        v.extend((0..).map(|k| 1 << k).take_while(|&w| w <= (f.n1 / 8).min(2 * WIDE)).filter(|&w| w != f.wide));
+        v.extend((0..).map(|k| 1 << k).take_while(|&w| w <= (n1.min(n / n1) / 8).min(2 * WIDE)).filter(|&w| w != f.wide));
         v
+    }
+
+    /// Every split n1 (8 ≤ n1 ≤ n/8) of the four-step of size n, the default first.
+    fn splits(n: usize) -> Vec<usize> {
+        let mut v = vec![split(n)];
+        v.extend((3..=n.trailing_zeros() - 3).map(|l| 1 << l).filter(|&n1| n1 != split(n)));
+        v
+    }
+
+    /// (arithmetic, split n1, strips per row visit, coset twiddles): every four-step variant of size n for p.
+    fn variants(n: usize, p: u64) -> impl Iterator<Item = (Arith, usize, usize, bool)> {
+        ariths(p).into_iter().flat_map(move |a| {
+            splits(n).into_iter().flat_map(move |n1| widths(n, n1).into_iter().flat_map(move |wd| [(a, n1, wd, false), (a, n1, wd, true)]))
+        })
     }
 
     #[test]
     fn four_step_matches_naive() {
-        // The four-step path at sizes where the naive DFT is affordable, with every lane arithmetic
-        // and both twiddle schemes.
+        // The four-step path at sizes where the naive DFT is affordable, with every lane arithmetic,
+        // split n1·n2 and strip width, and both twiddle schemes.
         for p in primes() {
             let k2 = (p - 1).trailing_zeros();
             for lg in 6..=10u32.min(k2) {
@@ -876,16 +908,14 @@ mod tests {
                     let w = powmod(w0, e, p);
                     let x = rand_vec(n, p, n as u64 + e + p);
                     let want = naive(&x, w, p);
-                    for a in ariths(p) {
-                        for (wide, coset) in widths(n).into_iter().flat_map(|wd| [(wd, false), (wd, true)]) {
-                            let mut fs = FourStep::new(n, w, p);
-                            (fs.arith, fs.wide, fs.coset) = (a, wide, coset);
-                            let (mut y, mut tmp) = (x.clone(), vec![0; n]);
-                            fs.run(&mut y, &mut tmp, false).unwrap();
-                            assert_eq!(y, want, "p = {p}, n = {n}, w = {w}, {a:?}, wide {wide}, coset {coset}");
-                            fs.run(&mut y, &mut tmp, true).unwrap();
-                            assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}, wide {wide}, coset {coset}");
-                        }
+                    for (a, n1, wide, coset) in variants(n, p) {
+                        let mut fs = FourStep::with_split(n, n1, w, p);
+                        (fs.arith, fs.wide, fs.coset) = (a, wide, coset);
+                        let (mut y, mut tmp) = (x.clone(), vec![0; n]);
+                        fs.run(&mut y, &mut tmp, false).unwrap();
+                        assert_eq!(y, want, "p = {p}, n = {n}, w = {w}, {a:?}, n1 {n1}, wide {wide}, coset {coset}");
+                        fs.run(&mut y, &mut tmp, true).unwrap();
+                        assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}, n1 {n1}, wide {wide}, coset {coset}");
                     }
                 }
             }
@@ -895,30 +925,31 @@ mod tests {
     #[test]
     fn every_power_of_two_round_trips() {
         // n = 1 .. 2^k for a p < 2^50, a p in [2^62, 2^63) (the non-lazy path; 2^17 has n2 > LEAF) and p = 7681 (2^9 | p − 1
-        // exactly), with every lane arithmetic and both twiddle schemes; the forward result spot-checked against the definition.
+        // exactly), with every lane arithmetic, split and strip width and both twiddle schemes; the forward result spot-checked
+        // against the definition.
         for (p, kmax) in [(fourier_primes(50, 20, 1)[0], 17u32), (fourier_primes(63, 20, 1)[0], 17), (7681, 9)] {
             for lg in 0..=kmax {
                 let n = 1usize << lg;
                 let w = primitive_root_of_unity(n as u64, p).unwrap();
                 let x = rand_vec(n, p, lg as u64 + 77);
                 let mut want = None;
-                let cases = ariths(p).into_iter().flat_map(|a| widths(n).into_iter().flat_map(move |wd| [(a, wd, false), (a, wd, true)]));
-                for (a, wide, coset) in cases {
+                let cases: Vec<_> = if n >= FOUR_STEP_MIN { variants(n, p).collect() } else { vec![(Arith::Portable, 0, 1, false)] };
+                for (a, n1, wide, coset) in cases {
                     let mut y = x.clone();
                     if n >= FOUR_STEP_MIN {
-                        let mut fs = FourStep::new(n, w, p);
+                        let mut fs = FourStep::with_split(n, n1, w, p);
                         (fs.arith, fs.wide, fs.coset) = (a, wide, coset);
                         let mut tmp = vec![0; n];
                         fs.run(&mut y, &mut tmp, false).unwrap();
                         for i in [0usize, 1, n / 2 + 3, n - 1] {
                             let wi = powmod(w, i as u64, p);
                             let acc = x.iter().rev().fold(0u64, |acc, &v| addmod(mulmod(acc, wi, p), v, p));
-                            assert_eq!(y[i], acc, "p = {p}, n = {n}, i = {i}, {a:?}, wide {wide}, coset {coset}");
+                            assert_eq!(y[i], acc, "p = {p}, n = {n}, i = {i}, {a:?}, n1 {n1}, wide {wide}, coset {coset}");
                         }
                         let z = y.clone();
                         fs.run(&mut y, &mut tmp, true).unwrap();
-                        assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}, wide {wide}, coset {coset}");
-                        assert_eq!(*want.get_or_insert(z.clone()), z, "arithmetics disagree, p = {p}, n = {n}");
+                        assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}, n1 {n1}, wide {wide}, coset {coset}");
+                        assert_eq!(*want.get_or_insert(z.clone()), z, "variants disagree, p = {p}, n = {n}, {a:?}, n1 {n1}, wide {wide}, coset {coset}");
                     } else {
                         ntt(&mut y, w, p).unwrap();
                         assert_eq!(y, naive(&x, w, p));
