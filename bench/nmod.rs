@@ -57,10 +57,9 @@ fn main() {
     }
 }
 
-/// Medians (seconds) of the runs of each of fs, interleaved round by round (one run of each per
-/// round, ≥ 11 rounds and ≥ 1 s in all), so that a change of the machine's load hits every column
-/// alike.
-fn interleaved<const K: usize>(fs: &mut [&mut dyn FnMut(); K]) -> [f64; K] {
+/// The runs (seconds) of each of fs, interleaved round by round (one run of each per round,
+/// ≥ 11 rounds and ≥ 1 s in all), so that a change of the machine's load hits every column alike.
+fn interleaved<const K: usize>(fs: &mut [&mut dyn FnMut(); K]) -> [Vec<f64>; K] {
     let mut t: [Vec<f64>; K] = std::array::from_fn(|_| Vec::new());
     let mut total = 0.0;
     while t[0].len() < 11 || total < 1.0 {
@@ -72,10 +71,12 @@ fn interleaved<const K: usize>(fs: &mut [&mut dyn FnMut(); K]) -> [f64; K] {
             total += dt;
         }
     }
-    t.map(|mut v| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    })
+    t
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 /// `NMOD_LG=a..b` (default 16..22) and `NMOD_P=50|62` (default both) restrict the table.
@@ -87,9 +88,10 @@ fn ntt_table(p50: u64, p62: u64, threads: usize) {
     let only_p: Option<u32> = std::env::var("NMOD_P").ok().and_then(|v| v.parse().ok());
     println!("## gpmp nmod NTT vs tfhe-ntt ({threads} thread(s))\n");
     println!("p50 = {p50} (2-adicity {}), p62 = {p62} (2-adicity {})\n", (p50 - 1).trailing_zeros(), (p62 - 1).trailing_zeros());
-    println!("Medians of interleaved runs (tfhe-ntt, gpmp ntt, gpmp intt, copy), process CPU time, copy subtracted.\n");
-    println!("| n | p | tfhe-ntt fwd (us) | gpmp ntt (us) | ratio | gpmp intt (us) |");
-    println!("|---|---|---|---|---|---|");
+    println!("Medians of interleaved runs (tfhe-ntt, gpmp ntt, gpmp intt, copy), process CPU time, copy subtracted;");
+    println!("ratio = gpmp ntt / tfhe-ntt of the medians, and (per round) the median of the rounds' ratios.\n");
+    println!("| n | p | tfhe-ntt fwd (us) | gpmp ntt (us) | ratio | per round | gpmp intt (us) |");
+    println!("|---|---|---|---|---|---|---|");
     for p in [p50, p62] {
         if only_p.is_some_and(|b| b != 64 - p.leading_zeros()) {
             continue;
@@ -120,8 +122,10 @@ fn ntt_table(p50: u64, p62: u64, threads: usize) {
                     },
                     &mut || b.lock().unwrap().copy_from_slice(&x),
                 ]);
-                let (a, o, i) = ((t_tfhe - t_copy) * 1e6, (t_ours - t_copy) * 1e6, (t_inv - t_copy) * 1e6);
-                println!("| 2^{lg} | {}-bit | {a:.0} | {o:.0} | {:.2} | {i:.0} |", 64 - p.leading_zeros(), o / a);
+                let rounds = median(t_ours.iter().zip(&t_tfhe).zip(&t_copy).map(|((o, a), c)| (o - c) / (a - c)).collect());
+                let c = median(t_copy);
+                let (a, o, i) = ((median(t_tfhe) - c) * 1e6, (median(t_ours) - c) * 1e6, (median(t_inv) - c) * 1e6);
+                println!("| 2^{lg} | {}-bit | {a:.0} | {o:.0} | {:.2} | {rounds:.2} | {i:.0} |", 64 - p.leading_zeros(), o / a);
             });
         }
     }
