@@ -230,6 +230,8 @@ struct Norm {
     rl0: bool,
     /// 2^−5, the margin of the quotient estimate where rl = 0.
     delta: __m512d,
+    /// r < 2^64 − 2^44 (the carries' range check is one comparison).
+    narrow: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -361,9 +363,15 @@ unsafe fn finish<const K: usize>(
             _mm512_or_si512(_mm512_slli_epi64::<32>(hs[d]), ls[d]),
         );
         let v = _mm512_add_epi64(sd, c);
-        let pos = _mm512_cmpge_epi64_mask(c, zero);
-        let ok = (pos & _mm512_cmpge_epu64_mask(v, sd) & _mm512_cmplt_epu64_mask(v, r))
-            | (!pos & _mm512_cmple_epu64_mask(v, sd));
+        // 0 ≤ sd + c < r; where r + |c| < 2^64 (|c| < 2^43), sd + c wraps to ≥ r exactly when
+        // it is out of range, so one unsigned comparison tells.
+        let ok = if nm.narrow {
+            _mm512_cmplt_epu64_mask(v, r)
+        } else {
+            let pos = _mm512_cmpge_epi64_mask(c, zero);
+            (pos & _mm512_cmpge_epu64_mask(v, sd) & _mm512_cmplt_epu64_mask(v, r))
+                | (!pos & _mm512_cmple_epu64_mask(v, sd))
+        };
         bad |= !ok;
         out[d] = v;
     }
@@ -414,6 +422,7 @@ impl Norm {
             mask: _mm512_set1_epi64(0xFFFF_FFFF),
             rl0: r & 0xFFFF_FFFF == 0,
             delta: _mm512_set1_pd(1.0 / 32.0),
+            narrow: r < u64::MAX - (1 << 44),
         }
     }
 }
