@@ -963,6 +963,14 @@ mod tests {
         out
     }
 
+    /// r = 2^64 − 207·2^32 (r^8 + 1 prime), k = 8: r mod 2^32 = 0 and r > 2^64 − 2^44, so
+    /// [`super::finish`] checks the carries' range with the three comparisons.
+    fn wide_field() -> Gfpf {
+        let f = Gfpf::new(0xFFFF_FF31_0000_0000, 8).unwrap();
+        assert!(f.radix() > u64::MAX - (1 << 44));
+        f
+    }
+
     /// mul_n (eight elements per IFMA batch, scalar tails) against GMP on every pair of edge
     /// elements (0, ±1, p − 2, r, r^(k−1), the special −1, all digits r − 1, halves of r − 1
     /// and 0, …) and random ones,
@@ -976,6 +984,7 @@ mod tests {
         let mut rng = Rng(0x1F3A);
         let mut fs = fields();
         fs.push(Gfpf::builtin(32).unwrap());
+        fs.push(wide_field());
         for f in fs {
             let k = f.k();
             let mut els = elements(&f, &mut rng, 6);
@@ -1034,8 +1043,9 @@ mod tests {
     #[test]
     fn base8_matches_definition() {
         let mut rng = Rng(0x51D);
-        for k in [8usize, 16, 32] {
-            let f = Gfpf::builtin(k).unwrap();
+        let fs = [8, 16, 32].map(|k| Gfpf::builtin(k).unwrap());
+        for f in fs.into_iter().chain([wide_field()]) {
+            let k = f.k();
             if !super::available(&f) {
                 eprintln!("no AVX-512F/DQ: base8 not tested for k = {k}");
                 continue;
