@@ -23,23 +23,42 @@ use super::{simd, Gfpf};
 use crate::nmod::multimod;
 use crate::{invalid, Result};
 use rayon::prelude::*;
+use std::sync::Arc;
 
-/// ω^i for i < N, element-major.
+/// ω^i for i < N, element-major, for a primitive N-th root ω (N ≥ 2), checked once when the
+/// table is made, so that a transform whose (N, ω) hits the cache ([`Gfpf::twiddles`]) skips the
+/// check (ω^(N/2) = −1: log2 N products) and log_r; 1/N made on the first inverse transform.
 pub struct Twiddles {
     pub(super) n: usize,
     pub(super) omega: Vec<u64>,
     pows: Vec<u64>,
+    /// t0 with r^t0 = ω^(N/M0), M0 = min(N, 2k).
+    t0: usize,
+    /// 1/N.
+    ninv: std::sync::OnceLock<Vec<u64>>,
 }
 
 /// Words per parallel task below which work stays serial.
 const GRAIN: usize = 1 << 14;
 
 impl Twiddles {
+    /// The table of a canonical ω, N ≥ 2; `InvalidArgument` unless ω is a primitive N-th root
+    /// of unity (ω^(N/2) = −1).
     fn new(f: &Gfpf, n: usize, omega: &[u64]) -> Result<Self> {
+        if !f.is_minus_one(&f.pow_u64(omega, n as u64 / 2)) {
+            return invalid!("ω is not a primitive {n}-th root of unity");
+        }
+        let pows = f.powers(omega, n)?;
+        let m0 = n.min(2 * f.k);
+        let Some(t0) = f.log_r(&pows[(n / m0) * f.k..][..f.k]) else {
+            return Err(crate::Error::Internal("ω^(N/M) is not a power of r".into()));
+        };
         Ok(Twiddles {
             n,
             omega: omega.to_vec(),
-            pows: f.powers(omega, n)?,
+            pows,
+            t0,
+            ninv: std::sync::OnceLock::new(),
         })
     }
 }
@@ -280,7 +299,8 @@ impl Plan<'_> {
 }
 
 impl Gfpf {
-    /// Checks N, ω (canonical, ω^(N/2) = −1, or ω = 1 for N = 1) and x (N canonical elements).
+    /// Checks N, ω (canonical; ω = 1 for N = 1, else primitive: checked by [`Twiddles::new`]) and
+    /// x (N canonical elements).
     fn check_dft(&self, x: &[u64], n: usize, omega: &[u64]) -> Result<()> {
         let k = self.k;
         if !n.is_power_of_two() || n.trailing_zeros() as u64 > self.two_adicity() {
@@ -289,12 +309,7 @@ impl Gfpf {
         if omega.len() != k || !self.is_canonical(omega) {
             return invalid!("ω is not a canonical element");
         }
-        let primitive = if n == 1 {
-            omega == self.from_u64(1)
-        } else {
-            self.is_minus_one(&self.pow_u64(omega, n as u64 / 2))
-        };
-        if !primitive {
+        if n == 1 && omega != self.from_u64(1) {
             return invalid!("ω is not a primitive {n}-th root of unity");
         }
         if n.checked_mul(k) != Some(x.len()) {
@@ -304,6 +319,7 @@ impl Gfpf {
     }
 
     /// The DFT (or its unscaled inverse) of x; `simd`: the AVX-512 base DFTs where available.
+    /// Returns the twiddle table used (none for N = 1).
     fn transform(
         &self,
         x: &mut [u64],
@@ -311,17 +327,13 @@ impl Gfpf {
         omega: &[u64],
         inverse: bool,
         simd: bool,
-    ) -> Result<()> {
+    ) -> Result<Option<Arc<Twiddles>>> {
         self.check_dft(x, n, omega)?;
         if n == 1 {
-            return Ok(());
+            return Ok(None);
         }
         let tw = self.twiddles(n, omega, || Twiddles::new(self, n, omega))?;
-        let m0 = n.min(2 * self.k);
-        let eta = &tw.pows[(n / m0) * self.k..][..self.k];
-        let Some(t0) = self.log_r(eta) else {
-            return Err(crate::Error::Internal("ω^(N/M) is not a power of r".into()));
-        };
+        let (t0, m0) = (tw.t0, n.min(2 * self.k));
         let mul_simd = simd && simd::mul_available(self);
         let plan = Plan {
             f: self,
@@ -342,20 +354,25 @@ impl Gfpf {
         let mut scratch = multimod::take(x.len())?;
         plan.dft(Buf(x.as_mut_ptr()), Buf(scratch.as_mut_ptr()), n, 1, false);
         multimod::give(scratch);
-        Ok(())
+        Ok(Some(tw))
     }
 
     /// In place, x ← (Σ_j x_j ω^(ij))_i: N canonical elements (N·k words), natural order in and out;
     /// ω a primitive N-th root of unity, N a power of 2 dividing p − 1.
     pub fn dft(&self, x: &mut [u64], n: usize, omega: &[u64]) -> Result<()> {
-        self.transform(x, n, omega, false, true)
+        self.transform(x, n, omega, false, true).map(|_| ())
     }
 
     /// The inverse of [`Gfpf::dft`] with the same ω: x ← (1/N)·(Σ_j x_j ω^(−ij))_i.
     pub fn idft(&self, x: &mut [u64], n: usize, omega: &[u64]) -> Result<()> {
-        self.transform(x, n, omega, true, true)?;
-        if n > 1 {
-            let ninv = self.inv(&self.from_u64(n as u64))?;
+        if let Some(tw) = self.transform(x, n, omega, true, true)? {
+            let ninv = match tw.ninv.get() {
+                Some(v) => v,
+                None => {
+                    let v = self.inv(&self.from_u64(n as u64))?;
+                    tw.ninv.get_or_init(|| v)
+                }
+            };
             let k = self.k;
             let simd = simd::mul_available(self);
             x.par_chunks_mut(8 * k)

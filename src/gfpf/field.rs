@@ -126,6 +126,14 @@ impl Gfpf {
 
     /// Checks that `x` holds `n` canonical elements (n·k words).
     pub fn check_vec(&self, x: &[u64], what: &str) -> Result<()> {
+        // Fast path: every digit < r (a branch-free, vectorisable scan of 256 words at a time);
+        // only blocks with a digit ≥ r (the special −1, or bad input) are checked per element.
+        const B: usize = 256;
+        let blk = B / self.k * self.k;
+        let slow = |c: &[u64]| c.iter().fold(0u64, |a, &d| a | (d >= self.r) as u64) != 0;
+        if !x.chunks(blk).any(slow) {
+            return Ok(());
+        }
         if let Some(i) = x.chunks_exact(self.k).position(|e| !self.is_canonical(e)) {
             return invalid!("{what}[{i}] is not a canonical digit vector (digits < r = {}, or the form of p − 1)", self.r);
         }

@@ -228,6 +228,10 @@ struct Norm {
     mask: __m512i,
     /// rl = 0 (P3, P4: r = 2^w + 2^u with u ≥ 32).
     rl0: bool,
+    /// 2^−5, the margin of the quotient estimate where rl = 0.
+    delta: __m512d,
+    /// r < 2^64 − 2^44 (the carries' range check is one comparison).
+    narrow: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -295,7 +299,8 @@ fn split_digits<const K: usize>(x: &[__m512i], h: &mut [__m512i], l: &mut [__m51
 
 /// Normalises the lazy elements (h, l) (|h| < 2^50, |l| < 2^41; see the module doc) and
 /// stores them canonical at p[lane] (K words each). Every digit is split on its own,
-/// t_d = q_d·r + s_d (quotient estimated, one correction each way), then digit d becomes
+/// t_d = q_d·r + s_d (quotient estimated, one correction each way; one upward only where
+/// r mod 2^32 = 0, the estimate biased down), then digit d becomes
 /// s_d + q_{d−1} (digit 0: s_0 − q_{k−1}, as r^k ≡ −1); |q| < 2^31 ≪ r, so that is a digit in
 /// [0, r) in all but rare lanes, and then no carry moves. Otherwise (checked for the whole
 /// batch) a serial pass with carries in {−1, 0, 1} runs, and lanes still carrying out of the top
@@ -317,17 +322,30 @@ unsafe fn finish<const K: usize>(
 ) {
     let zero = _mm512_setzero_si512();
     let mut q = [zero; K];
-    for d in 0..K {
-        let (h, l) = nm.split(hs[d], ls[d]);
-        let y = _mm512_mul_pd(_mm512_cvtepi64_pd(h), nm.inv);
-        let qd = _mm512_cvt_roundpd_epi64::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(y);
-        let l = if nm.rl0 {
-            l
-        } else {
-            _mm512_sub_epi64(l, _mm512_mullo_epi64(qd, nm.rl))
-        };
-        let (h, l) = nm.split(_mm512_sub_epi64(h, _mm512_mullo_epi64(qd, nm.rh)), l);
-        (hs[d], ls[d], q[d]) = nm.fix(h, l, qd);
+    if nm.rl0 {
+        // r = rh·2^32: t/r ∈ [h/rh, h/rh + 2^−8) and the f64 estimate of h/rh is within 2^−9,
+        // so q = ⌊h/rh − 2^−5⌋ (a fused multiply-subtract) is ⌊t/r⌋ or one less: t − q·r ∈
+        // [0, 2r) with l unchanged, one correction.
+        let one = _mm512_set1_epi64(1);
+        for d in 0..K {
+            let (h, l) = nm.split(hs[d], ls[d]);
+            let y = _mm512_fmsub_pd(_mm512_cvtepi64_pd(h), nm.inv, nm.delta);
+            let qd = _mm512_cvt_roundpd_epi64::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(y);
+            let h = _mm512_sub_epi64(h, _mm512_mullo_epi64(qd, nm.rh));
+            let ge = _mm512_cmpge_epi64_mask(h, nm.rh);
+            hs[d] = _mm512_mask_sub_epi64(h, ge, h, nm.rh);
+            ls[d] = l;
+            q[d] = _mm512_mask_add_epi64(qd, ge, qd, one);
+        }
+    } else {
+        for d in 0..K {
+            let (h, l) = nm.split(hs[d], ls[d]);
+            let y = _mm512_mul_pd(_mm512_cvtepi64_pd(h), nm.inv);
+            let qd = _mm512_cvt_roundpd_epi64::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(y);
+            let l = _mm512_sub_epi64(l, _mm512_mullo_epi64(qd, nm.rl));
+            let (h, l) = nm.split(_mm512_sub_epi64(h, _mm512_mullo_epi64(qd, nm.rh)), l);
+            (hs[d], ls[d], q[d]) = nm.fix(h, l, qd);
+        }
     }
     let carry = |d: usize| {
         if d == 0 {
@@ -345,9 +363,15 @@ unsafe fn finish<const K: usize>(
             _mm512_or_si512(_mm512_slli_epi64::<32>(hs[d]), ls[d]),
         );
         let v = _mm512_add_epi64(sd, c);
-        let pos = _mm512_cmpge_epi64_mask(c, zero);
-        let ok = (pos & _mm512_cmpge_epu64_mask(v, sd) & _mm512_cmplt_epu64_mask(v, r))
-            | (!pos & _mm512_cmple_epu64_mask(v, sd));
+        // 0 ≤ sd + c < r; where r + |c| < 2^64 (|c| < 2^43), sd + c wraps to ≥ r exactly when
+        // it is out of range, so one unsigned comparison tells.
+        let ok = if nm.narrow {
+            _mm512_cmplt_epu64_mask(v, r)
+        } else {
+            let pos = _mm512_cmpge_epi64_mask(c, zero);
+            (pos & _mm512_cmpge_epu64_mask(v, sd) & _mm512_cmplt_epu64_mask(v, r))
+                | (!pos & _mm512_cmple_epu64_mask(v, sd))
+        };
         bad |= !ok;
         out[d] = v;
     }
@@ -397,6 +421,8 @@ impl Norm {
             inv: _mm512_set1_pd(2f64.powi(32) / r as f64),
             mask: _mm512_set1_epi64(0xFFFF_FFFF),
             rl0: r & 0xFFFF_FFFF == 0,
+            delta: _mm512_set1_pd(1.0 / 32.0),
+            narrow: r < u64::MAX - (1 << 44),
         }
     }
 }
@@ -763,34 +789,31 @@ unsafe fn mul8_k<const K: usize>(f: &Gfpf, z: &mut [u64], y: &[*const u64; 8]) {
 }
 
 /// (a, b) ← (a + b·r^sh, a − b·r^sh) for the lazy elements at pa and pb of buf ((H, L) pairs:
-/// K vectors of H then K of L; sh < 2K); tb is scratch.
+/// K vectors of H then K of L; sh < 2K). Digit d of b·r^s is ±b_i with d = (i + s) mod K,
+/// negated when i + s ≥ K (the wrapped digits) xor sh ≥ K. Per half, b's K vectors are read
+/// first (constant indices, so they stay in registers for K ≤ 16) and the outputs go to the
+/// digits d, so the in-place update needs no copy of b.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn butterfly<const K: usize>(
-    buf: &mut [__m512i],
-    tb: &mut [[__m512i; K]; 2],
-    pa: usize,
-    pb: usize,
-    sh: usize,
-) {
+fn butterfly<const K: usize>(buf: &mut [__m512i], pa: usize, pb: usize, sh: usize) {
     let (neg, s) = (sh >= K, sh % K);
-    tb[0].copy_from_slice(&buf[pb..pb + K]);
-    tb[1].copy_from_slice(&buf[pb + K..pb + 2 * K]);
-    // Digit d of b·r^s: ±b_{d−s} (d ≥ s), ∓b_{K−s+d} (d < s), + unless neg.
-    for (d0, d1, src, minus) in [(0, s, K - s, !neg), (s, K, 0, neg)] {
-        for d in d0..d1 {
-            for (part, tb) in [(0, &tb[0]), (K, &tb[1])] {
-                let a = buf[pa + part + d];
-                let t = tb[src + d - d0];
-                let (u, v) = if minus {
-                    (_mm512_sub_epi64(a, t), _mm512_add_epi64(a, t))
-                } else {
-                    (_mm512_add_epi64(a, t), _mm512_sub_epi64(a, t))
-                };
-                buf[pa + part + d] = u;
-                buf[pb + part + d] = v;
-            }
+    for part in [0, K] {
+        let t: [__m512i; K] = std::array::from_fn(|i| buf[pb + part + i]);
+        for (i, &ti) in t.iter().enumerate() {
+            let (d, minus) = if i + s >= K {
+                (i + s - K, !neg)
+            } else {
+                (i + s, neg)
+            };
+            let a = buf[pa + part + d];
+            let (u, v) = if minus {
+                (_mm512_sub_epi64(a, ti), _mm512_add_epi64(a, ti))
+            } else {
+                (_mm512_add_epi64(a, ti), _mm512_sub_epi64(a, ti))
+            };
+            buf[pa + part + d] = u;
+            buf[pb + part + d] = v;
         }
     }
 }
@@ -870,14 +893,13 @@ unsafe fn dft8_k<const K: usize>(
         // Radix-2 levels, lazily (see the module doc): the shift-only ones up to size mm.
         let k2 = 2 * K;
         let mm = m.min(k2);
-        let mut tb = [[zero; K]; 2];
         let mut len = 2;
         while len <= mm {
             let (half, step) = (len / 2, em * (mm / len) % k2);
             for blk in (0..m).step_by(len) {
                 for j in 0..half {
                     let sh = (step * j) & (k2 - 1);
-                    butterfly::<K>(buf, &mut tb, (blk + j) * w, (blk + j + half) * w, sh);
+                    butterfly::<K>(buf, (blk + j) * w, (blk + j + half) * w, sh);
                 }
             }
             len *= 2;
@@ -905,7 +927,7 @@ unsafe fn dft8_k<const K: usize>(
                 lazy_mul::<K>(mc, &xd, &cd, hs, ls);
             }
             for j in 0..mm {
-                butterfly::<K>(buf, &mut tb, j * w, (mm + j) * w, (em * (j / 2)) & (k2 - 1));
+                butterfly::<K>(buf, j * w, (mm + j) * w, (em * (j / 2)) & (k2 - 1));
             }
         }
         // Normalise and store.
@@ -941,6 +963,14 @@ mod tests {
         out
     }
 
+    /// r = 2^64 − 207·2^32 (r^8 + 1 prime), k = 8: r mod 2^32 = 0 and r > 2^64 − 2^44, so
+    /// [`super::finish`] checks the carries' range with the three comparisons.
+    fn wide_field() -> Gfpf {
+        let f = Gfpf::new(0xFFFF_FF31_0000_0000, 8).unwrap();
+        assert!(f.radix() > u64::MAX - (1 << 44));
+        f
+    }
+
     /// mul_n (eight elements per IFMA batch, scalar tails) against GMP on every pair of edge
     /// elements (0, ±1, p − 2, r, r^(k−1), the special −1, all digits r − 1, halves of r − 1
     /// and 0, …) and random ones,
@@ -954,6 +984,7 @@ mod tests {
         let mut rng = Rng(0x1F3A);
         let mut fs = fields();
         fs.push(Gfpf::builtin(32).unwrap());
+        fs.push(wide_field());
         for f in fs {
             let k = f.k();
             let mut els = elements(&f, &mut rng, 6);
@@ -1012,8 +1043,9 @@ mod tests {
     #[test]
     fn base8_matches_definition() {
         let mut rng = Rng(0x51D);
-        for k in [8usize, 16, 32] {
-            let f = Gfpf::builtin(k).unwrap();
+        let fs = [8, 16, 32].map(|k| Gfpf::builtin(k).unwrap());
+        for f in fs.into_iter().chain([wide_field()]) {
+            let k = f.k();
             if !super::available(&f) {
                 eprintln!("no AVX-512F/DQ: base8 not tested for k = {k}");
                 continue;
