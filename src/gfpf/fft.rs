@@ -23,12 +23,16 @@ use super::{simd, Gfpf};
 use crate::nmod::multimod;
 use crate::{invalid, Result};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// ω^i for i < N, element-major.
+/// ω^i for i < N, element-major, from a 64-byte boundary (word `off` of `pows`): an element of
+/// P3 is one cache line, not two (the last pass gathers one twiddle per element from all over
+/// the table).
 pub struct Twiddles {
     pub(super) n: usize,
     pub(super) omega: Vec<u64>,
     pows: Vec<u64>,
+    off: usize,
 }
 
 /// Words per parallel task below which work stays serial.
@@ -36,12 +40,37 @@ const GRAIN: usize = 1 << 14;
 
 impl Twiddles {
     fn new(f: &Gfpf, n: usize, omega: &[u64]) -> Result<Self> {
+        let mut pows = multimod::fresh(n * f.k + 7)?;
+        let off = line_offset(&pows);
+        f.powers_into(omega, &mut pows[off..off + n * f.k]);
         Ok(Twiddles {
             n,
             omega: omega.to_vec(),
-            pows: f.powers(omega, n)?,
+            pows,
+            off,
         })
     }
+
+    /// The table: ω^i at words [i·k, (i + 1)·k).
+    fn table(&self) -> &[u64] {
+        &self.pows[self.off..]
+    }
+}
+
+/// The words from the start of v to its first 64-byte boundary (< 8).
+fn line_offset(v: &[u64]) -> usize {
+    v.as_ptr().align_offset(64).min(7)
+}
+
+/// Passes of DFTs with at least this many words (N·k) store through a staging batch and
+/// non-temporal stores where their destination is 64-byte aligned ([`simd::stream_out`]).
+static STREAM_MIN: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Sets the size (N·k words) from which the DFT passes store non-temporally into 64-byte
+/// aligned buffers (usize::MAX: never; for benchmarks that compare the two, same results).
+#[doc(hidden)]
+pub fn set_stream_min(words: usize) {
+    STREAM_MIN.store(words, Ordering::Relaxed);
 }
 
 impl Gfpf {
@@ -49,8 +78,14 @@ impl Gfpf {
     /// table is on huge pages where it is large ([`multimod::fresh`]: the last pass of a DFT
     /// gathers its twiddles from all over it).
     pub fn powers(&self, omega: &[u64], n: usize) -> Result<Vec<u64>> {
+        let mut pows = multimod::fresh(n * self.k)?;
+        self.powers_into(omega, &mut pows);
+        Ok(pows)
+    }
+
+    /// pows ← ω^e for e < pows.len()/k, element-major (as [`Gfpf::powers`]).
+    fn powers_into(&self, omega: &[u64], pows: &mut [u64]) {
         let k = self.k;
-        let mut pows = multimod::fresh(n * k)?;
         const B: usize = 256;
         pows.par_chunks_mut(B * k)
             .enumerate()
@@ -63,7 +98,6 @@ impl Gfpf {
                     std::mem::swap(&mut w, &mut t);
                 }
             });
-        Ok(pows)
     }
 }
 
@@ -80,6 +114,8 @@ struct Plan<'a> {
     m0: usize,
     /// The largest base size: 2k, or 4k with the IFMA products ([`simd::max_base`]).
     max_base: usize,
+    /// Non-temporal stores into 64-byte aligned destinations ([`STREAM_MIN`]).
+    stream: bool,
 }
 
 /// A buffer of N elements shared by the tasks of a pass, which touch disjoint elements.
@@ -106,7 +142,7 @@ impl Plan<'_> {
     fn twiddle(&self, i: usize) -> &[u64] {
         let n = self.tw.n;
         let i = if self.inverse { (n - i % n) % n } else { i % n };
-        &self.tw.pows[i * self.f.k..][..self.f.k]
+        &self.tw.table()[i * self.f.k..][..self.f.k]
     }
 
     /// em < 2k with ω^(N/m) = r^em (r^(t0·m0/m), its inverse when inverse) for m ≤ 2k.
@@ -192,6 +228,7 @@ impl Plan<'_> {
         // A 4k-point base (n2 > 2k): r^em = ω_n2², and ω_n2 itself for its last level.
         let em = self.base_exp(n2.min(2 * k));
         let root = (n2 > 2 * k).then(|| self.twiddle(self.tw.n / n2));
+        let stream = self.stream && (dst.0 as usize) % 64 == 0;
         let batch = |bi: usize, tmp: &mut Vec<u64>| {
             let u0 = 8 * bi;
             let cnt = (lanes - u0).min(8);
@@ -208,7 +245,7 @@ impl Plan<'_> {
             }
             let twiddled = step.iter().any(|&s| s != 0);
             if self.mul_simd || (self.simd && !twiddled) {
-                let io = simd::Lanes {
+                let mut io = simd::Lanes {
                     src: sp,
                     src_step: c * k,
                     dst: dp,
@@ -223,8 +260,14 @@ impl Plan<'_> {
                         8 * n2 * k
                     },
                 };
+                if stream {
+                    // Stage the outputs (element e of lane l at (8·e + l)·k), then stream them.
+                    tmp.resize(8 * n2 * k, 0);
+                    io.dst = std::array::from_fn(|l| tmp[l * k..].as_mut_ptr());
+                    io.dst_step = 8 * k;
+                }
                 let tw = simd::Twiddles {
-                    table: self.tw.pows.as_ptr(),
+                    table: self.tw.table().as_ptr(),
                     step,
                     n: self.tw.n,
                     inverse: self.inverse,
@@ -233,6 +276,11 @@ impl Plan<'_> {
                 // SAFETY: every (lane, element) of every batch is a distinct element of src and of
                 // dst (the index maps above are bijections); step·b < N (the table's size).
                 unsafe { simd::dft8(self.f, n2, em, &io, twiddled.then_some(&tw), root) };
+                if stream {
+                    // SAFETY: tmp holds the 8·n2·k staged words; dst is 64-byte aligned and k a
+                    // multiple of 8, so every lane's output element is (the maps above).
+                    unsafe { simd::stream_out(k, tmp.as_ptr(), &dp, cnt, n2, n1 * c * k) };
+                }
                 return;
             }
             // Scalar: gather the rows, twiddles, base DFTs (batched if possible), scatter.
@@ -318,14 +366,15 @@ impl Gfpf {
         }
         let tw = self.twiddles(n, omega, || Twiddles::new(self, n, omega))?;
         let m0 = n.min(2 * self.k);
-        let eta = &tw.pows[(n / m0) * self.k..][..self.k];
+        let eta = &tw.table()[(n / m0) * self.k..][..self.k];
         let Some(t0) = self.log_r(eta) else {
             return Err(crate::Error::Internal("ω^(N/M) is not a power of r".into()));
         };
         let mul_simd = simd && simd::mul_available(self);
+        let plan_simd = simd && simd::available(self);
         let plan = Plan {
             f: self,
-            simd: simd && simd::available(self),
+            simd: plan_simd,
             mul_simd,
             tw: &tw,
             inverse,
@@ -336,11 +385,14 @@ impl Gfpf {
             } else {
                 2 * self.k
             },
+            stream: plan_simd && x.len() >= STREAM_MIN.load(Ordering::Relaxed),
         };
         // The second buffer from the process-wide pool (huge pages, no page faults or memset after
-        // the first transform of this size: at 2^20 a P4 buffer is 128 MiB).
-        let mut scratch = multimod::take(x.len())?;
-        plan.dft(Buf(x.as_mut_ptr()), Buf(scratch.as_mut_ptr()), n, 1, false);
+        // the first transform of this size: at 2^20 a P4 buffer is 128 MiB), from a 64-byte
+        // boundary (elements on whole cache lines).
+        let mut scratch = multimod::take(x.len() + 7)?;
+        let off = line_offset(&scratch);
+        plan.dft(Buf(x.as_mut_ptr()), Buf(scratch[off..].as_mut_ptr()), n, 1, false);
         multimod::give(scratch);
         Ok(())
     }
@@ -563,6 +615,48 @@ mod tests {
         f.transform(&mut y, n, &w, true, true).unwrap();
         f.transform(&mut ys, n, &w, true, false).unwrap();
         assert!(y == ys, "inverse");
+    }
+
+    /// Non-temporal stores ([`super::set_stream_min`]`(0)`: every pass into a 64-byte aligned
+    /// destination stages and streams): P3 and P4, x aligned (every pass streams) and not (only
+    /// the passes into the scratch buffer), one to three passes, equal to the cached stores and to
+    /// the naive DFT, forward and inverse. Other tests that run meanwhile take the same path and
+    /// check it against their own oracles.
+    #[test]
+    fn streaming_stores_match() {
+        let mut rng = Rng(0xDB);
+        for k in [8, 16] {
+            let f = super::Gfpf::builtin(k).unwrap();
+            if !super::simd::available(&f) {
+                eprintln!("no AVX-512: the streaming path does not run for k = {k}");
+            }
+            for lg in [5, 7, 10] {
+                let n = 1usize << lg;
+                let w = f.root_of_unity(n).unwrap();
+                let x = input(&f, &mut rng, n);
+                let mut cached = x.clone();
+                super::set_stream_min(usize::MAX);
+                f.dft(&mut cached, n, &w).unwrap();
+                let mut buf = vec![0u64; n * k + 8];
+                let a = super::line_offset(&buf);
+                for off in [a, a + 1] {
+                    let y = &mut buf[off..off + n * k];
+                    y.copy_from_slice(&x);
+                    super::set_stream_min(0);
+                    f.dft(y, n, &w).unwrap();
+                    assert!(y == cached, "k = {k} N = {n} offset {off}");
+                    f.idft(y, n, &w).unwrap();
+                    super::set_stream_min(usize::MAX);
+                    assert!(y == x, "round trip k = {k} N = {n} offset {off}");
+                }
+                if lg == 7 {
+                    let want = naive(&f, &x, n, &w);
+                    for i in 0..n {
+                        assert!(eq(&value(&f, &cached[i * k..(i + 1) * k]), &want[i]), "X_{i}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
