@@ -64,10 +64,16 @@ fn line_offset(v: &[u64]) -> usize {
 
 /// Passes of DFTs with at least this many words (N·k) store through a staging batch and
 /// non-temporal stores where their destination is 64-byte aligned ([`simd::stream_out`]).
-static STREAM_MIN: AtomicUsize = AtomicUsize::new(usize::MAX);
+static STREAM_MIN: AtomicUsize = AtomicUsize::new(STREAM_DEFAULT);
+
+/// From 32 MiB a buffer (P3 N ≥ 2^19, P4 N ≥ 2^18): there the streaming stores were 0–17 %
+/// faster on the Intel host (1–4 % typically) and 2–3 % on the AMD box, never slower by the
+/// median (bench/results/cpu-fields.md, gfpf10).
+pub(super) const STREAM_DEFAULT: usize = 1 << 22;
 
 /// Sets the size (N·k words) from which the DFT passes store non-temporally into 64-byte
-/// aligned buffers (usize::MAX: never; for benchmarks that compare the two, same results).
+/// aligned buffers (usize::MAX: never; default 2^22; for benchmarks that compare
+/// the two, same results).
 #[doc(hidden)]
 pub fn set_stream_min(words: usize) {
     STREAM_MIN.store(words, Ordering::Relaxed);
@@ -646,7 +652,7 @@ mod tests {
                     f.dft(y, n, &w).unwrap();
                     assert!(y == cached, "k = {k} N = {n} offset {off}");
                     f.idft(y, n, &w).unwrap();
-                    super::set_stream_min(usize::MAX);
+                    super::set_stream_min(super::STREAM_DEFAULT);
                     assert!(y == x, "round trip k = {k} N = {n} offset {off}");
                 }
                 if lg == 7 {
