@@ -16,7 +16,9 @@
 //! `gfpf_bench plans lo hi`: the gfpf DFT alone for N = 2^lo..2^hi, plans with 2k-point bases
 //! only against plans with 4k-point bases (`set_base_cap`), interleaved, medians of thread CPU
 //! time, and ns per element per pass; `gfpf_bench kara lo hi`: the same with the default plans,
-//! schoolbook against Karatsuba element products (`set_karatsuba`).
+//! schoolbook against Karatsuba element products (`set_karatsuba`); `gfpf_bench stream lo hi`:
+//! the default plans with cached stores against non-temporal stores into aligned buffers
+//! (`set_stream_min`; `GFPF_STREAM_MIN=words` sets it for the other modes).
 //! `GFPF_PROFILE_LG=lg [GFPF_K=k GFPF_BASE_CAP=m]`: only that DFT, repeated (for perf).
 //! `cargo run --release --example gfpf_bench mul`: plain against FFT-based (CRT) product per k. Single-thread times are
 //! thread CPU times (best of a few runs), so that a shared machine's load does not inflate them.
@@ -200,8 +202,11 @@ fn main() {
     let env = |v: &str| std::env::var(v).ok().and_then(|s| s.parse::<usize>().ok());
     let ks: Vec<usize> = env("GFPF_K").map_or(vec![8, 16], |k| vec![k]);
     let min_lg = env("GFPF_MIN_LG").unwrap_or(12) as u32;
+    if let Some(w) = env("GFPF_STREAM_MIN") {
+        gpmp::gfpf::set_stream_min(w);
+    }
     let mode = std::env::args().nth(1).unwrap_or_default();
-    if mode == "plans" || mode == "kara" {
+    if mode == "plans" || mode == "kara" || mode == "stream" {
         let arg = |i: usize| std::env::args().nth(i).unwrap().parse::<u32>().unwrap();
         let (lo, hi) = (arg(2), arg(3));
         println!("gfpf DFT alone, 1 thread, thread CPU time, medians of interleaved rounds");
@@ -221,7 +226,12 @@ fn main() {
                     for round in 0..=reps {
                         for i in [round % 2, 1 - round % 2] {
                             gpmp::gfpf::set_base_cap(caps[i]);
-                            gpmp::gfpf::set_karatsuba(mode == "plans" || i == 1);
+                            gpmp::gfpf::set_karatsuba(mode != "kara" || i == 1);
+                            gpmp::gfpf::set_stream_min(if mode == "stream" && i == 1 {
+                                0
+                            } else {
+                                usize::MAX
+                            });
                             let s = best(1, || {
                                 y.copy_from_slice(&x);
                                 f.dft(&mut y, n, &w).unwrap();
@@ -242,7 +252,11 @@ fn main() {
                         let m = median(t[i].clone());
                         format!(
                             "{}{:3}: {passes} passes {:9.2} ms {:6.2} ns/el/pass",
-                            if mode == "plans" { "base<=" } else { ["school", "kara"][i] },
+                            match mode.as_str() {
+                                "plans" => "base<=",
+                                "kara" => ["school", "kara"][i],
+                                _ => ["cached", "stream"][i],
+                            },
                             caps[i],
                             m * 1e3,
                             m * 1e9 / (n as f64 * passes as f64)

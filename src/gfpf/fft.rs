@@ -23,15 +23,19 @@ use super::{simd, Gfpf};
 use crate::nmod::multimod;
 use crate::{invalid, Result};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// ω^i for i < N, element-major, for a primitive N-th root ω (N ≥ 2), checked once when the
 /// table is made, so that a transform whose (N, ω) hits the cache ([`Gfpf::twiddles`]) skips the
 /// check (ω^(N/2) = −1: log2 N products) and log_r; 1/N made on the first inverse transform.
+/// The table starts on a 64-byte boundary (word `off` of `pows`): an element of P3 is one cache
+/// line, not two (the last pass gathers one twiddle per element from all over the table).
 pub struct Twiddles {
     pub(super) n: usize,
     pub(super) omega: Vec<u64>,
     pows: Vec<u64>,
+    off: usize,
     /// t0 with r^t0 = ω^(N/M0), M0 = min(N, 2k).
     t0: usize,
     /// 1/N.
@@ -48,19 +52,49 @@ impl Twiddles {
         if !f.is_minus_one(&f.pow_u64(omega, n as u64 / 2)) {
             return invalid!("ω is not a primitive {n}-th root of unity");
         }
-        let pows = f.powers(omega, n)?;
+        let mut pows = multimod::fresh(n * f.k + 7)?;
+        let off = line_offset(&pows);
+        f.powers_into(omega, &mut pows[off..off + n * f.k]);
         let m0 = n.min(2 * f.k);
-        let Some(t0) = f.log_r(&pows[(n / m0) * f.k..][..f.k]) else {
+        let Some(t0) = f.log_r(&pows[off + (n / m0) * f.k..][..f.k]) else {
             return Err(crate::Error::Internal("ω^(N/M) is not a power of r".into()));
         };
         Ok(Twiddles {
             n,
             omega: omega.to_vec(),
             pows,
+            off,
             t0,
             ninv: std::sync::OnceLock::new(),
         })
     }
+
+    /// The table: ω^i at words [i·k, (i + 1)·k).
+    fn table(&self) -> &[u64] {
+        &self.pows[self.off..]
+    }
+}
+
+/// The words from the start of v to its first 64-byte boundary (< 8).
+fn line_offset(v: &[u64]) -> usize {
+    v.as_ptr().align_offset(64).min(7)
+}
+
+/// Passes of DFTs with at least this many words (N·k) store through a staging batch and
+/// non-temporal stores where their destination is 64-byte aligned ([`simd::stream_out`]).
+static STREAM_MIN: AtomicUsize = AtomicUsize::new(STREAM_DEFAULT);
+
+/// From 32 MiB a buffer (P3 N ≥ 2^19, P4 N ≥ 2^18): there the streaming stores were 0–17 %
+/// faster on the Intel host (1–4 % typically) and 2–3 % on the AMD box, never slower by the
+/// median (bench/results/cpu-fields.md, gfpf10).
+pub(super) const STREAM_DEFAULT: usize = 1 << 22;
+
+/// Sets the size (N·k words) from which the DFT passes store non-temporally into 64-byte
+/// aligned buffers (usize::MAX: never; default 2^22; for benchmarks that compare
+/// the two, same results).
+#[doc(hidden)]
+pub fn set_stream_min(words: usize) {
+    STREAM_MIN.store(words, Ordering::Relaxed);
 }
 
 impl Gfpf {
@@ -68,8 +102,14 @@ impl Gfpf {
     /// table is on huge pages where it is large ([`multimod::fresh`]: the last pass of a DFT
     /// gathers its twiddles from all over it).
     pub fn powers(&self, omega: &[u64], n: usize) -> Result<Vec<u64>> {
+        let mut pows = multimod::fresh(n * self.k)?;
+        self.powers_into(omega, &mut pows);
+        Ok(pows)
+    }
+
+    /// pows ← ω^e for e < pows.len()/k, element-major (as [`Gfpf::powers`]).
+    fn powers_into(&self, omega: &[u64], pows: &mut [u64]) {
         let k = self.k;
-        let mut pows = multimod::fresh(n * k)?;
         const B: usize = 256;
         pows.par_chunks_mut(B * k)
             .enumerate()
@@ -82,7 +122,6 @@ impl Gfpf {
                     std::mem::swap(&mut w, &mut t);
                 }
             });
-        Ok(pows)
     }
 }
 
@@ -99,6 +138,8 @@ struct Plan<'a> {
     m0: usize,
     /// The largest base size: 2k, or 4k with the IFMA products ([`simd::max_base`]).
     max_base: usize,
+    /// Non-temporal stores into 64-byte aligned destinations ([`STREAM_MIN`]).
+    stream: bool,
 }
 
 /// A buffer of N elements shared by the tasks of a pass, which touch disjoint elements.
@@ -125,7 +166,7 @@ impl Plan<'_> {
     fn twiddle(&self, i: usize) -> &[u64] {
         let n = self.tw.n;
         let i = if self.inverse { (n - i % n) % n } else { i % n };
-        &self.tw.pows[i * self.f.k..][..self.f.k]
+        &self.tw.table()[i * self.f.k..][..self.f.k]
     }
 
     /// em < 2k with ω^(N/m) = r^em (r^(t0·m0/m), its inverse when inverse) for m ≤ 2k.
@@ -211,6 +252,7 @@ impl Plan<'_> {
         // A 4k-point base (n2 > 2k): r^em = ω_n2², and ω_n2 itself for its last level.
         let em = self.base_exp(n2.min(2 * k));
         let root = (n2 > 2 * k).then(|| self.twiddle(self.tw.n / n2));
+        let stream = self.stream && (dst.0 as usize) % 64 == 0;
         let batch = |bi: usize, tmp: &mut Vec<u64>| {
             let u0 = 8 * bi;
             let cnt = (lanes - u0).min(8);
@@ -227,7 +269,7 @@ impl Plan<'_> {
             }
             let twiddled = step.iter().any(|&s| s != 0);
             if self.mul_simd || (self.simd && !twiddled) {
-                let io = simd::Lanes {
+                let mut io = simd::Lanes {
                     src: sp,
                     src_step: c * k,
                     dst: dp,
@@ -242,8 +284,14 @@ impl Plan<'_> {
                         8 * n2 * k
                     },
                 };
+                if stream {
+                    // Stage the outputs (element e of lane l at (8·e + l)·k), then stream them.
+                    tmp.resize(8 * n2 * k, 0);
+                    io.dst = std::array::from_fn(|l| tmp[l * k..].as_mut_ptr());
+                    io.dst_step = 8 * k;
+                }
                 let tw = simd::Twiddles {
-                    table: self.tw.pows.as_ptr(),
+                    table: self.tw.table().as_ptr(),
                     step,
                     n: self.tw.n,
                     inverse: self.inverse,
@@ -252,6 +300,11 @@ impl Plan<'_> {
                 // SAFETY: every (lane, element) of every batch is a distinct element of src and of
                 // dst (the index maps above are bijections); step·b < N (the table's size).
                 unsafe { simd::dft8(self.f, n2, em, &io, twiddled.then_some(&tw), root) };
+                if stream {
+                    // SAFETY: tmp holds the 8·n2·k staged words; dst is 64-byte aligned and k a
+                    // multiple of 8, so every lane's output element is (the maps above).
+                    unsafe { simd::stream_out(k, tmp.as_ptr(), &dp, cnt, n2, n1 * c * k) };
+                }
                 return;
             }
             // Scalar: gather the rows, twiddles, base DFTs (batched if possible), scatter.
@@ -335,9 +388,10 @@ impl Gfpf {
         let tw = self.twiddles(n, omega, || Twiddles::new(self, n, omega))?;
         let (t0, m0) = (tw.t0, n.min(2 * self.k));
         let mul_simd = simd && simd::mul_available(self);
+        let plan_simd = simd && simd::available(self);
         let plan = Plan {
             f: self,
-            simd: simd && simd::available(self),
+            simd: plan_simd,
             mul_simd,
             tw: &tw,
             inverse,
@@ -348,11 +402,14 @@ impl Gfpf {
             } else {
                 2 * self.k
             },
+            stream: plan_simd && x.len() >= STREAM_MIN.load(Ordering::Relaxed),
         };
         // The second buffer from the process-wide pool (huge pages, no page faults or memset after
-        // the first transform of this size: at 2^20 a P4 buffer is 128 MiB).
-        let mut scratch = multimod::take(x.len())?;
-        plan.dft(Buf(x.as_mut_ptr()), Buf(scratch.as_mut_ptr()), n, 1, false);
+        // the first transform of this size: at 2^20 a P4 buffer is 128 MiB), from a 64-byte
+        // boundary (elements on whole cache lines).
+        let mut scratch = multimod::take(x.len() + 7)?;
+        let off = line_offset(&scratch);
+        plan.dft(Buf(x.as_mut_ptr()), Buf(scratch[off..].as_mut_ptr()), n, 1, false);
         multimod::give(scratch);
         Ok(Some(tw))
     }
@@ -580,6 +637,48 @@ mod tests {
         f.transform(&mut y, n, &w, true, true).unwrap();
         f.transform(&mut ys, n, &w, true, false).unwrap();
         assert!(y == ys, "inverse");
+    }
+
+    /// Non-temporal stores ([`super::set_stream_min`]`(0)`: every pass into a 64-byte aligned
+    /// destination stages and streams): P3 and P4, x aligned (every pass streams) and not (only
+    /// the passes into the scratch buffer), one to three passes, equal to the cached stores and to
+    /// the naive DFT, forward and inverse. Other tests that run meanwhile take the same path and
+    /// check it against their own oracles.
+    #[test]
+    fn streaming_stores_match() {
+        let mut rng = Rng(0xDB);
+        for k in [8, 16] {
+            let f = super::Gfpf::builtin(k).unwrap();
+            if !super::simd::available(&f) {
+                eprintln!("no AVX-512: the streaming path does not run for k = {k}");
+            }
+            for lg in [5, 7, 10] {
+                let n = 1usize << lg;
+                let w = f.root_of_unity(n).unwrap();
+                let x = input(&f, &mut rng, n);
+                let mut cached = x.clone();
+                super::set_stream_min(usize::MAX);
+                f.dft(&mut cached, n, &w).unwrap();
+                let mut buf = vec![0u64; n * k + 8];
+                let a = super::line_offset(&buf);
+                for off in [a, a + 1] {
+                    let y = &mut buf[off..off + n * k];
+                    y.copy_from_slice(&x);
+                    super::set_stream_min(0);
+                    f.dft(y, n, &w).unwrap();
+                    assert!(y == cached, "k = {k} N = {n} offset {off}");
+                    f.idft(y, n, &w).unwrap();
+                    super::set_stream_min(super::STREAM_DEFAULT);
+                    assert!(y == x, "round trip k = {k} N = {n} offset {off}");
+                }
+                if lg == 7 {
+                    let want = naive(&f, &x, n, &w);
+                    for i in 0..n {
+                        assert!(eq(&value(&f, &cached[i * k..(i + 1) * k]), &want[i]), "X_{i}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
