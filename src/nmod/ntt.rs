@@ -15,12 +15,10 @@
 //!   an L1/L2-resident buffer (lane c = column j2 + c), multiply by the twiddles w^(i1·j2) (IFMA
 //!   arithmetic only, see below), and store through 8 × 8 in-register transposes, reading the
 //!   DFT's bit-reversed slots in natural i1 order: the line holding i1 = 8g..8g+8 of column j2
-//!   goes to line (j2/8)·n1 + 8g + (j2 mod 8) of tmp, so that each strip stores one contiguous run
-//!   of n1 lines (tmp is cold in a call: its lines are fetched for ownership as one stream, not as
-//!   512-byte runs n2 lines apart).
-//! - Pass 2 (tmp → x), per strip g (columns i1 = 8g..8g+8): read its n2 lines (n2/8 runs of 8
-//!   lines, n1 lines apart), run the size-n2 DFT, and let its last group write slot k to
-//!   x\[rev(k)·n1 + 8g ..+8\], which is natural order. With the 64-bit products the twiddles w^(i1·j2) are folded into this DFT's
+//!   goes to line g·n2 + j2 of tmp, so that tmp holds the n1/8 strips of pass 2 one after the other.
+//! - Pass 2 (tmp → x), per strip g (columns i1 = 8g..8g+8): read its n2 consecutive lines, run
+//!   the size-n2 DFT, and let its last group write slot k to x\[rev(k)·n1 + 8g ..+8\], which is
+//!   natural order. With the 64-bit products the twiddles w^(i1·j2) are folded into this DFT's
 //!   stage twiddles instead (column i1 evaluates Σ_j2 Y_j2·z^j2 on the coset w^i1·⟨w^n1⟩, see
 //!   [`coset_twiddles`]): no product of their own, a per-lane 16n-byte table instead.
 //! - From [`WIDE_MIN`] on both passes take [`WIDE`] adjacent strips at a time (at most
@@ -450,10 +448,10 @@ fn plain<'a, L: Lanes + 'a>(l: L, tw: &'a [[u64; 2]]) -> impl Fn(u32, usize) -> 
 /// buffers, so one page visit and one prefetchable run of lines serve wide strips).
 ///
 /// # Safety
-/// x and tmp hold n1·n2 words; no other task touches lines s0·n1 .. (s0 + wide)·n1 of tmp
-/// meanwhile; buf holds wide·n1 lines.
+/// x and tmp hold n1·n2 words; no other task touches lines g·n2 + 8s0 .. g·n2 + 8(s0 + wide) of
+/// tmp meanwhile; buf holds wide·n1 lines.
 #[inline(always)]
-unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool, const PF: u8>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s0: usize, buf: &mut [Line]) {
+unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s0: usize, buf: &mut [Line]) {
     let (n1, n2, wide) = (f.n1, f.n2, f.wide);
     let bp = buf.as_mut_ptr() as *mut u64;
     // SAFETY (closures): line k < n1 of strip c's buffer (wide·n1 lines); j1·n2 + 8(s0 + wide) ≤ n1·n2.
@@ -479,11 +477,9 @@ unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool, const PF: u8>(l: 
         }
     }
     let q = n1 / 8;
-    // Strip s owns lines s·n1 .. (s+1)·n1 of tmp: the wide strips store one contiguous run, in order.
-    let (end, ahead) = (n1 * n2 / 8, wide * n1);
-    for c in 0..wide {
-        let s = s0 + c;
-        for (g, &rg) in f.rev1.iter().enumerate() {
+    for (g, &rg) in f.rev1.iter().enumerate() {
+        for c in 0..wide {
+            let s = s0 + c;
             let r = &mut std::array::from_fn(|rr| bload(c)(REV3[rr] * q + rg as usize));
             if let (false, Twist::Stage { lane, row, .. }) = (COSET, &d.twist) {
                 // The eight i1 = 8g..8g+8 of this group, sliced once (no bounds check per line).
@@ -503,19 +499,9 @@ unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool, const PF: u8>(l: 
                 }
             }
             l.transpose(r);
-            let line = s * n1 + 8 * g;
             for (cc, &v) in r.iter().enumerate() {
-                // SAFETY: line s·n1 + 8g + cc of tmp (strip s, columns i1 = 8g..8g+8, j2 = 8s + cc), inside its n1·n2 words.
-                unsafe { l.store(tmp.add(8 * (line + cc)), v) };
-                if PF != 0 && line + cc + ahead < end {
-                    // The next visit's line (a hint: never faults).
-                    let a = tmp.wrapping_add(8 * (line + cc + ahead));
-                    if PF == 1 {
-                        l.prefetch_write(a)
-                    } else {
-                        l.prefetch_t0w(a)
-                    }
-                }
+                // SAFETY: line (g, 8s + cc) of tmp (n1/8 strips of n2 lines), inside its n1·n2 words.
+                unsafe { l.store(tmp.add(8 * (g * n2 + 8 * s + cc)), v) };
             }
         }
     }
@@ -532,7 +518,7 @@ fn finish<L: Lanes, const LAZY: bool>(l: L, scale: Option<(L::V, L::V)>, v: L::V
     }
 }
 
-/// Pass 2 on the `f.wide` strips t0.. (strip t = lines r·n1 + 8t .. r·n1 + 8t + 8 of tmp, r < n2/8): tmp → x in
+/// Pass 2 on the `f.wide` strips t0.. (strip t = lines t·n2 .. (t+1)·n2 of tmp): tmp → x in
 /// natural order. With several strips the outputs wait in the buffers and each row of x is then
 /// written once for all of them (8·wide contiguous words), rows in increasing order.
 ///
@@ -545,8 +531,8 @@ unsafe fn pass2<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourSte
     let bp = buf.as_mut_ptr() as *mut u64;
     for c in 0..wide {
         let t = t0 + c;
-        // SAFETY: line (j2/8)·n1 + 8t + j2 mod 8 < n/8 of tmp for j2 < n2; rev2[k] < n2; line k < n2 of strip c's buffer.
-        let first = move |j2: usize| unsafe { l.load(tmp.add(8 * ((j2 >> 3) * n1 + 8 * t + (j2 & 7)))) };
+        // SAFETY: line t·n2 + j2 < n/8 of tmp for j2 < n2; rev2[k] < n2; line k < n2 of strip c's buffer.
+        let first = move |j2: usize| unsafe { l.load(tmp.add(8 * (t * n2 + j2))) };
         let bc = unsafe { bp.add(8 * c * n2) };
         let dst = move |k: usize| unsafe { if wide == 1 { x.add(*rev2.get_unchecked(k) as usize * n1 + 8 * t) } else { bc.add(8 * k) } };
         match (COSET, &d.twist) {
@@ -636,24 +622,14 @@ impl FourStep {
         let (n1, n2) = (self.n1, self.n2);
         let par = n1 * n2 >= PAR_MIN;
         let (xp, tp) = (SharedMut(x.as_mut_ptr()), SharedMut(tmp.as_mut_ptr()));
-        // SAFETY: strip s writes lines s·n1 .. (s+1)·n1 of tmp only, and reads x, which nobody writes.
+        // SAFETY: strip s writes lines g·n2 + 8s ..+8 (g < n1/8) of tmp only, and reads x, which nobody writes.
         let wide = self.wide;
-        let pf = std::env::var("GPMP_NTT_PF").ok().and_then(|v| v.parse::<u8>().ok()).unwrap_or(0);
-        macro_rules! p1 {
-            ($pf:literal) => {
-                strips(n2 / 8 / wide, wide * n1, par, |buf, s| {
-                    l.enter(
-                        #[inline(always)]
-                        || unsafe { pass1::<L, LAZY, COSET, $pf>(l, self, d, { xp }.0, { tp }.0, s * wide, buf) },
-                    )
-                })
-            };
-        }
-        match pf {
-            1 => p1!(1),
-            2 => p1!(2),
-            _ => p1!(0),
-        }
+        strips(n2 / 8 / wide, wide * n1, par, |buf, s| {
+            l.enter(
+                #[inline(always)]
+                || unsafe { pass1::<L, LAZY, COSET>(l, self, d, { xp }.0, { tp }.0, s * wide, buf) },
+            )
+        });
         // SAFETY: strip t writes columns 8t..8t+8 of x only, and reads tmp, which nobody writes.
         strips(n1 / 8 / wide, wide * n2, par, |buf, t| {
             l.enter(

@@ -38,23 +38,6 @@ pub trait Lanes: Copy {
         #[cfg(not(target_arch = "x86_64"))]
         let _ = src;
     }
-    /// Hints that the line at `dst` will be written soon: fetch it for ownership (x86 `prefetchw`;
-    /// no effect where there is no such hint).
-    #[inline(always)]
-    fn prefetch_write(self, dst: *mut u64) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: a prefetch hint never faults, whatever the address; it writes nothing.
-        unsafe {
-            std::arch::asm!("prefetchw [{}]", in(reg) dst, options(nostack, preserves_flags, readonly))
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = dst;
-    }
-    /// Hints (experiment) a read prefetch of a line to be written.
-    #[inline(always)]
-    fn prefetch_t0w(self, dst: *mut u64) {
-        self.prefetch(dst)
-    }
     fn add(self, a: Self::V, b: Self::V) -> Self::V;
     /// a − b + k·p where `kp` = k·p (wrapping; the caller keeps the result ≥ 0).
     fn sub_plus(self, a: Self::V, b: Self::V, kp: Self::V) -> Self::V;
