@@ -49,6 +49,7 @@ use lanes::Avx;
 use lanes::{shoup_s, Arith, Lanes, Line, Portable};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Sizes below this are done by the direct sum (the four-step needs n1, n2 ≥ 8).
@@ -445,22 +446,32 @@ fn plain<'a, L: Lanes + 'a>(l: L, tw: &'a [[u64; 2]]) -> impl Fn(u32, usize) -> 
 /// Pass 1 on the `f.wide` strips s0.. (columns 8s0..8(s0 + wide) of x as n1 × n2): x → tmp,
 /// see the module docs. With one strip the DFT's first group reads x in place; with several, each
 /// row of x is first visited once for all of them (8·wide contiguous words into the strips'
-/// buffers, so one page visit and one prefetchable run of lines serve wide strips).
+/// buffers, so one page visit and one prefetchable run of lines serve wide strips). Whether some
+/// entry read is ≥ p: a running lane maximum of the lines as they are loaded, compared once.
 ///
 /// # Safety
 /// x and tmp hold n1·n2 words; no other task touches lines g·n2 + 8s0 .. g·n2 + 8(s0 + wide) of
 /// tmp meanwhile; buf holds wide·n1 lines.
 #[inline(always)]
-unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s0: usize, buf: &mut [Line]) {
+unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s0: usize, buf: &mut [Line]) -> bool {
     let (n1, n2, wide) = (f.n1, f.n2, f.wide);
     let bp = buf.as_mut_ptr() as *mut u64;
     // SAFETY (closures): line k < n1 of strip c's buffer (wide·n1 lines); j1·n2 + 8(s0 + wide) ≤ n1·n2.
     let bload = move |c: usize| move |k: usize| unsafe { l.load(bp.add(8 * (c * n1 + k))) };
     let bstore = move |c: usize| move |k: usize, v| unsafe { l.store(bp.add(8 * (c * n1 + k)), v) };
-    if wide == 1 {
-        let first = move |j1: usize| unsafe { l.load(x.add(j1 * n2 + 8 * s0)) };
+    let top = if wide == 1 {
+        // The DFT's first group reads every line once; the maximum lives in a register once inlined.
+        let top = std::cell::Cell::new(l.splat(0));
+        let top_ref = &top;
+        let first = move |j1: usize| {
+            let v = unsafe { l.load(x.add(j1 * n2 + 8 * s0)) };
+            top_ref.set(l.max(top_ref.get(), v));
+            v
+        };
         line_dft::<L, LAZY, true>(l, n1, plain(l, &d.tw1), bp, first, bstore(0));
+        top.get()
     } else {
+        let mut top = l.splat(0);
         for j1 in 0..n1 {
             let src = unsafe { x.add(j1 * n2 + 8 * s0) };
             if j1 + PREFETCH < n1 {
@@ -469,13 +480,16 @@ unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourSte
                 }
             }
             for c in 0..wide {
-                bstore(c)(j1, unsafe { l.load(src.add(8 * c)) });
+                let v = unsafe { l.load(src.add(8 * c)) };
+                top = l.max(top, v);
+                bstore(c)(j1, v);
             }
         }
         for c in 0..wide {
             line_dft::<L, LAZY, true>(l, n1, plain(l, &d.tw1), unsafe { bp.add(8 * c * n1) }, bload(c), bstore(c));
         }
-    }
+        top
+    };
     let q = n1 / 8;
     for (g, &rg) in f.rev1.iter().enumerate() {
         for c in 0..wide {
@@ -505,6 +519,7 @@ unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourSte
             }
         }
     }
+    l.any_at_least_p(top)
 }
 
 /// A pass-2 output v (< 4p lazy, else < p) to [0, p), times the scale (n^(−1) in the inverse)
@@ -617,19 +632,26 @@ impl FourStep {
         Ok(cell.get().expect("set above"))
     }
 
-    /// Both passes with lanes l.
-    fn passes<L: Lanes + Send + Sync, const LAZY: bool, const COSET: bool>(&self, l: L, d: &Dir, x: &mut [u64], tmp: &mut [u64]) {
+    /// Both passes with lanes l; false, with x untouched (pass 2 not run), when pass 1 read an
+    /// entry ≥ p.
+    fn passes<L: Lanes + Send + Sync, const LAZY: bool, const COSET: bool>(&self, l: L, d: &Dir, x: &mut [u64], tmp: &mut [u64]) -> bool {
         let (n1, n2) = (self.n1, self.n2);
         let par = n1 * n2 >= PAR_MIN;
         let (xp, tp) = (SharedMut(x.as_mut_ptr()), SharedMut(tmp.as_mut_ptr()));
         // SAFETY: strip s writes lines g·n2 + 8s ..+8 (g < n1/8) of tmp only, and reads x, which nobody writes.
         let wide = self.wide;
+        let unreduced = AtomicBool::new(false);
         strips(n2 / 8 / wide, wide * n1, par, |buf, s| {
-            l.enter(
+            if l.enter(
                 #[inline(always)]
                 || unsafe { pass1::<L, LAZY, COSET>(l, self, d, { xp }.0, { tp }.0, s * wide, buf) },
-            )
+            ) {
+                unreduced.store(true, Ordering::Relaxed);
+            }
         });
+        if unreduced.into_inner() {
+            return false;
+        }
         // SAFETY: strip t writes columns 8t..8t+8 of x only, and reads tmp, which nobody writes.
         strips(n1 / 8 / wide, wide * n2, par, |buf, t| {
             l.enter(
@@ -637,8 +659,11 @@ impl FourStep {
                 || unsafe { pass2::<L, LAZY, COSET>(l, self, d, { tp }.0, { xp }.0, t * wide, buf) },
             )
         });
+        true
     }
 
+    /// The transform of x in place (tmp: n words of scratch); `InvalidArgument`, x untouched, when
+    /// some x_j ≥ p.
     fn run(&self, x: &mut [u64], tmp: &mut [u64], inverse: bool) -> Result<()> {
         let d = self.dir(inverse)?;
         let (p, lazy) = (self.p, self.p < 1 << 62);
@@ -653,7 +678,7 @@ impl FourStep {
                 }
             };
         }
-        match self.arith {
+        let reduced = match self.arith {
             #[cfg(target_arch = "x86_64")]
             Arith::Ifma => go!(Avx::<true>::new(p).expect("detected"), true),
             #[cfg(target_arch = "x86_64")]
@@ -662,6 +687,10 @@ impl FourStep {
             Arith::Avx512 => go!(Avx::<false>::new(p).expect("detected"), false),
             _ if lazy => go!(Portable::new(p), true),
             _ => go!(Portable::new(p), false),
+        };
+        if !reduced {
+            // Pass 1 saw an entry ≥ p and stopped before pass 2: the scan that names it.
+            return Err(check_reduced(x, p, "x").expect_err("pass 1 read an entry ≥ p"));
         }
         Ok(())
     }
@@ -693,22 +722,29 @@ impl Ntt {
         }
     }
 
-    /// Forward transform of x (entries < p) in place; `tmp` has length n. Fails only when the
-    /// twiddle tables (2n or 16n bytes, built on first use) cannot be allocated.
+    /// Forward transform of x in place; `tmp` has length n. Fails, x untouched, with
+    /// `InvalidArgument` when some x_j ≥ p (the four-step checks while pass 1 reads x, the direct
+    /// sum scans first), and when the twiddle tables (2n or 16n bytes, built on first use) cannot
+    /// be allocated.
     pub fn forward(&self, x: &mut [u64], tmp: &mut [u64]) -> Result<()> {
-        assert!(x.len() == self.n && tmp.len() == self.n);
-        match &self.kind {
-            Kind::Direct(d) => Ok(d.run(x, false)),
-            Kind::FourStep(f) => f.run(x, tmp, false),
-        }
+        self.run(x, tmp, false)
     }
 
-    /// Inverse transform (at w^(−1), times n^(−1)) of x (entries < p) in place; `tmp` has length n.
+    /// Inverse transform (at w^(−1), times n^(−1)) of x in place, failing as [`Ntt::forward`];
+    /// `tmp` has length n.
     pub fn inverse(&self, x: &mut [u64], tmp: &mut [u64]) -> Result<()> {
+        self.run(x, tmp, true)
+    }
+
+    fn run(&self, x: &mut [u64], tmp: &mut [u64], inverse: bool) -> Result<()> {
         assert!(x.len() == self.n && tmp.len() == self.n);
         match &self.kind {
-            Kind::Direct(d) => Ok(d.run(x, true)),
-            Kind::FourStep(f) => f.run(x, tmp, true),
+            Kind::Direct(d) => {
+                check_reduced(x, d.p, "x")?;
+                d.run(x, inverse);
+                Ok(())
+            }
+            Kind::FourStep(f) => f.run(x, tmp, inverse),
         }
     }
 }
@@ -730,11 +766,14 @@ fn rows(x: &mut [u64], n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
     if x.len() % n != 0 {
         return invalid!("{} entries are not a whole number of rows of length {n}", x.len());
     }
-    // A vectorised maximum first; the scan that names the offending entry only when it fails.
-    if lanes::any_at_least(x, p) {
+    let gpu = on_gpu();
+    // A single row on the CPU is checked by the transform as it reads x (`Ntt::forward`). Else a
+    // vectorised maximum first (so that no row fails after others were transformed, and before
+    // the GPU's copies); the scan that names the offending entry only when it fails.
+    if (x.len() != n || !matches!(gpu, Ok(false))) && lanes::any_at_least(x, p) {
         check_reduced(x, p, "x")?;
     }
-    if on_gpu()? {
+    if gpu? {
         return crate::gpu::ntt::ntt_many(x, x.len() / n, n, w, p, inverse);
     }
     // Tables first, so that no row fails after others were transformed.
@@ -992,6 +1031,72 @@ mod tests {
                 let mut r = row.to_vec();
                 ntt(&mut r, w, p).unwrap();
                 assert_eq!(r, out);
+            }
+        }
+    }
+
+    /// x with `bad` at the first, a middle and the last index (each case its own copy).
+    fn unreduced(x: &[u64], p: u64) -> impl Iterator<Item = (usize, u64, Vec<u64>)> + '_ {
+        let n = x.len();
+        [0, (n / 2 + 5) % n, n - 1].into_iter().flat_map(move |i| {
+            [p, p + 1, u64::MAX].into_iter().map(move |bad| {
+                let mut y = x.to_vec();
+                y[i] = bad;
+                (i, bad, y)
+            })
+        })
+    }
+
+    /// The error of an unreduced entry, naming it, and x untouched.
+    fn assert_rejected(r: Result<()>, y: &[u64], want: &[u64], i: usize, what: &str) {
+        match r {
+            Err(crate::Error::InvalidArgument(m)) => assert!(m.contains(&format!("x[{i}] = {}", want[i])), "{what}: {m}"),
+            other => panic!("{what}: {other:?}"),
+        }
+        assert!(y == want, "{what}: x changed");
+    }
+
+    #[test]
+    fn unreduced_entries_are_rejected_untouched() {
+        // The four-step checks x while pass 1 reads it: every arithmetic (lazy and not), one strip
+        // and several per row visit, both twiddle schemes, both directions, and the entry ≥ p
+        // first, in the middle or last.
+        let n = 1 << 10;
+        for p in [fourier_primes(50, 20, 1)[0], fourier_primes(62, 20, 1)[0], fourier_primes(63, 20, 1)[0]] {
+            let w = primitive_root_of_unity(n as u64, p).unwrap();
+            let x = rand_vec(n, p, 5);
+            for a in ariths(p) {
+                for (n1, wide, coset) in [(split(n), 1, a != Arith::Ifma), (32, 4, false), (64, 2, true)] {
+                    let mut fs = FourStep::with_split(n, n1, w, p);
+                    (fs.arith, fs.wide, fs.coset) = (a, wide, coset);
+                    let mut tmp = vec![0; n];
+                    for (i, bad, y) in unreduced(&x, p) {
+                        for inverse in [false, true] {
+                            let mut z = y.clone();
+                            let what = format!("p = {p}, {a:?}, n1 {n1}, wide {wide}, coset {coset}, inverse {inverse}, x[{i}] = {bad}");
+                            assert_rejected(fs.run(&mut z, &mut tmp, inverse), &z, &y, i, &what);
+                        }
+                    }
+                    // And the same tables still transform reduced input.
+                    let mut z = x.clone();
+                    fs.run(&mut z, &mut tmp, false).unwrap();
+                    fs.run(&mut z, &mut tmp, true).unwrap();
+                    assert_eq!(z, x, "p = {p}, {a:?}, n1 {n1}, wide {wide}");
+                }
+            }
+            // Through the API: the direct sum (n < 64), the four-step, several rows (none transformed).
+            for m in [8usize, 32, 1 << 12] {
+                let w = primitive_root_of_unity(m as u64, p).unwrap();
+                for (i, bad, y) in unreduced(&rand_vec(m, p, 6), p) {
+                    let mut z = y.clone();
+                    assert_rejected(ntt(&mut z, w, p), &z, &y, i, &format!("ntt p = {p}, n = {m}, x[{i}] = {bad}"));
+                    assert_rejected(intt(&mut z, w, p), &z, &y, i, &format!("intt p = {p}, n = {m}, x[{i}] = {bad}"));
+                }
+            }
+            let w = primitive_root_of_unity(64, p).unwrap();
+            for (i, bad, y) in unreduced(&rand_vec(3 * 64, p, 7), p) {
+                let mut z = y.clone();
+                assert_rejected(ntt_many(&mut z, 64, w, p), &z, &y, i, &format!("ntt_many p = {p}, x[{i}] = {bad}"));
             }
         }
     }

@@ -57,6 +57,10 @@ pub trait Lanes: Copy {
     fn mul_shoup_into(self, y: Self::V, w: Self::V, ws: Self::V) -> Self::V {
         self.mul_shoup(y, w, ws)
     }
+    /// max(a, b) lane-wise (unsigned): the running maximum by which pass 1 checks its input.
+    fn max(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Whether some lane of v is ≥ p.
+    fn any_at_least_p(self, v: Self::V) -> bool;
     /// p, 2p as vectors.
     fn p(self) -> Self::V;
     fn p2(self) -> Self::V;
@@ -176,6 +180,14 @@ impl Lanes for Portable {
             let q = ((y[i] as u128 * ws[i] as u128) >> 64) as u64;
             y[i].wrapping_mul(w[i]).wrapping_sub(q.wrapping_mul(self.p))
         })
+    }
+    #[inline(always)]
+    fn max(self, a: Self::V, b: Self::V) -> Self::V {
+        std::array::from_fn(|i| a[i].max(b[i]))
+    }
+    #[inline(always)]
+    fn any_at_least_p(self, v: Self::V) -> bool {
+        v.iter().any(|&x| x >= self.p)
     }
     #[inline(always)]
     fn p(self) -> Self::V {
@@ -342,6 +354,16 @@ impl<const IFMA: bool> Lanes for Avx<IFMA> {
         }
     }
     #[inline(always)]
+    fn max(self, a: Self::V, b: Self::V) -> Self::V {
+        // SAFETY: AVX-512F present (constructor).
+        unsafe { _mm512_max_epu64(a, b) }
+    }
+    #[inline(always)]
+    fn any_at_least_p(self, v: Self::V) -> bool {
+        // SAFETY: AVX-512F present (constructor).
+        unsafe { _mm512_cmpge_epu64_mask(v, self.p) != 0 }
+    }
+    #[inline(always)]
     fn p(self) -> Self::V {
         self.p
     }
@@ -454,6 +476,43 @@ mod tests {
         l.transpose(&mut mt);
         for i in 0..8 {
             assert_eq!(to(mt[i]), std::array::from_fn(|j| (8 * j + i) as u64));
+        }
+    }
+
+    /// The input check of pass 1 (a running [`Lanes::max`], then [`Lanes::any_at_least_p`]) at
+    /// the edges: p − 1 and below pass, p, p + 1, 2p, 2^63 and u64::MAX fail, in every lane.
+    fn check_input<L: Lanes<V = V>, V: Copy>(l: L, p: u64, to: impl Fn(V) -> [u64; 8], from: impl Fn([u64; 8]) -> V) {
+        let ok = [0, 1, p / 2, p - 1, p - 2, 0, p - 1, 1];
+        assert!(!l.any_at_least_p(from(ok)) && !l.any_at_least_p(from([p - 1; 8])), "p = {p}");
+        assert!(!l.any_at_least_p(l.max(from(ok), from([p - 1; 8]))), "p = {p}");
+        for bad in [p, p + 1, 2 * p, 1 << 63, u64::MAX - 1, u64::MAX] {
+            for i in 0..8 {
+                let mut v = ok;
+                v[i] = bad;
+                assert!(l.any_at_least_p(from(v)), "p = {p}, lane {i} = {bad}");
+                assert_eq!(to(l.max(from(ok), from(v))), std::array::from_fn(|j| ok[j].max(v[j])), "p = {p}");
+                assert!(l.any_at_least_p(l.max(from(v), from(ok))) && l.any_at_least_p(l.max(from(ok), from(v))), "p = {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn input_check_edges() {
+        let big = crate::nmod::prime::fourier_primes(63, 20, 1)[0];
+        assert!(big >= 1 << 62);
+        for p in [7681u64, (1 << 50) - 27, 1_108_307_720_798_209, (1 << 62) - 57, big] {
+            check_input(Portable::new(p), p, |v| v, |v| v);
+            #[cfg(target_arch = "x86_64")]
+            {
+                let to = |v: __m512i| unsafe { std::mem::transmute::<__m512i, [u64; 8]>(v) };
+                let from = |v: [u64; 8]| unsafe { std::mem::transmute::<[u64; 8], __m512i>(v) };
+                if let Some(l) = Avx::<true>::new(p) {
+                    check_input(l, p, to, from);
+                }
+                if let Some(l) = Avx::<false>::new(p) {
+                    check_input(l, p, to, from);
+                }
+            }
         }
     }
 
