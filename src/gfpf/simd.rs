@@ -361,6 +361,23 @@ unsafe fn finish<const K: usize>(
     p: &[*mut u64; 8],
     lanes: usize,
 ) {
+    let (out, c) = normalise::<K>(f, nm, hs, ls);
+    // SAFETY: as for finish (caller).
+    unsafe { store_canonical::<K>(f, &out, c, p, lanes) };
+}
+
+/// The digits of [`finish`] before the store, digit-major, and the lanes' carries c out of
+/// the top (value + c·r^k): where c = 0 in every lane (the common case) the digits are the
+/// canonical ones.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+#[inline]
+fn normalise<const K: usize>(
+    f: &Gfpf,
+    nm: Norm,
+    hs: &mut [__m512i],
+    ls: &mut [__m512i],
+) -> ([__m512i; K], __m512i) {
     let zero = _mm512_setzero_si512();
     let mut q = [zero; K];
     if nm.rl0 {
@@ -427,6 +444,24 @@ unsafe fn finish<const K: usize>(
             c = qq;
         }
     }
+    (out, c)
+}
+
+/// Stores [`normalise`]'s digits `out` (carries c) canonical at p[lane], lane < `lanes`.
+///
+/// # Safety
+/// As for [`finish`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq")]
+#[inline]
+unsafe fn store_canonical<const K: usize>(
+    f: &Gfpf,
+    out: &[__m512i; K],
+    c: __m512i,
+    p: &[*mut u64; 8],
+    lanes: usize,
+) {
+    let zero = _mm512_setzero_si512();
     for blk in (0..K).step_by(8) {
         let mut v: [__m512i; 8] = std::array::from_fn(|j| out[blk + j]);
         transpose8(&mut v);
@@ -833,30 +868,35 @@ unsafe fn mul8_k<const K: usize>(f: &Gfpf, z: &mut [u64], y: &[*const u64; 8]) {
 /// K vectors of H then K of L; sh < 2K). Digit d of b·r^s is ±b_i with d = (i + s) mod K,
 /// negated when i + s ≥ K (the wrapped digits) xor sh ≥ K. Per half, b's K vectors are read
 /// first (constant indices, so they stay in registers for K ≤ 16) and the outputs go to the
-/// digits d, so the in-place update needs no copy of b.
+/// digits d, so the in-place update needs no copy of b; the sign is a masked negation of b_i
+/// (no branch), and the bounds are asserted once.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn butterfly<const K: usize>(buf: &mut [__m512i], pa: usize, pb: usize, sh: usize) {
+    assert!(pa.max(pb) + 2 * K <= buf.len() && pa.abs_diff(pb) >= 2 * K);
     let (neg, s) = (sh >= K, sh % K);
+    let (zero, p) = (_mm512_setzero_si512(), buf.as_mut_ptr());
     for part in [0, K] {
-        let t: [__m512i; K] = std::array::from_fn(|i| buf[pb + part + i]);
+        // SAFETY: pb + part + i < buf.len() (asserted).
+        let t: [__m512i; K] = std::array::from_fn(|i| unsafe { *p.add(pb + part + i) });
         for (i, &ti) in t.iter().enumerate() {
-            let (d, minus) = if i + s >= K {
-                (i + s - K, !neg)
-            } else {
-                (i + s, neg)
-            };
-            let a = buf[pa + part + d];
-            let (u, v) = if minus {
-                (_mm512_sub_epi64(a, ti), _mm512_add_epi64(a, ti))
-            } else {
-                (_mm512_add_epi64(a, ti), _mm512_sub_epi64(a, ti))
-            };
-            buf[pa + part + d] = u;
-            buf[pb + part + d] = v;
+            let d = (i + s) % K;
+            let m = (((i + s >= K) != neg) as __mmask8).wrapping_neg();
+            let ti = _mm512_mask_sub_epi64(ti, m, zero, ti);
+            // SAFETY: pa + part + d and pb + part + d < buf.len(), the runs disjoint (asserted).
+            unsafe {
+                let a = *p.add(pa + part + d);
+                *p.add(pa + part + d) = _mm512_add_epi64(a, ti);
+                *p.add(pb + part + d) = _mm512_sub_epi64(a, ti);
+            }
         }
     }
+}
+
+fn noreg() -> bool {
+    static V: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *V.get_or_init(|| std::env::var_os("GFPF11_NOREG").is_some())
 }
 
 /// [`dft8`] for k = K.
@@ -960,10 +1000,16 @@ unsafe fn dft8_k<const K: usize>(
             );
             for j in (1..mm).step_by(2) {
                 let (hs, ls) = buf[(mm + j) * w..(mm + j + 1) * w].split_at_mut(K);
-                // SAFETY: tmp holds the eight lanes' K words; they are read back at once.
-                unsafe {
-                    finish::<K>(f, nm, hs, ls, &tw8, 8);
-                    load8::<K>(&tr8, &mut xd);
+                let (out, c) = normalise::<K>(f, nm, hs, ls);
+                if _mm512_test_epi64_mask(c, c) == 0 && !noreg() {
+                    xd = out;
+                } else {
+                    // Rare (a carry out of the top): through memory and sub_carry.
+                    // SAFETY: tmp holds the eight lanes' K words; they are read back at once.
+                    unsafe {
+                        store_canonical::<K>(f, &out, c, &tw8, 8);
+                        load8::<K>(&tr8, &mut xd);
+                    }
                 }
                 lazy_mul::<K>(mc, &xd, &cd, hs, ls);
             }
