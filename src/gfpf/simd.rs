@@ -361,14 +361,15 @@ unsafe fn finish<const K: usize>(
     p: &[*mut u64; 8],
     lanes: usize,
 ) {
-    let (out, c) = normalise::<K>(f, nm, hs, ls);
+    let mut out = [_mm512_setzero_si512(); K];
+    let c = normalise::<K>(f, nm, hs, ls, &mut out);
     // SAFETY: as for finish (caller).
     unsafe { store_canonical::<K>(f, &out, c, p, lanes) };
 }
 
-/// The digits of [`finish`] before the store, digit-major, and the lanes' carries c out of
-/// the top (value + c·r^k): where c = 0 in every lane (the common case) the digits are the
-/// canonical ones.
+/// Sets `out` to the digits of [`finish`] before the store, digit-major, and returns the lanes'
+/// carries c out of the top (value + c·r^k): where c = 0 in every lane (the common case) the
+/// digits are the canonical ones.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq")]
 #[inline]
@@ -377,7 +378,8 @@ fn normalise<const K: usize>(
     nm: Norm,
     hs: &mut [__m512i],
     ls: &mut [__m512i],
-) -> ([__m512i; K], __m512i) {
+    out: &mut [__m512i; K],
+) -> __m512i {
     let zero = _mm512_setzero_si512();
     let mut q = [zero; K];
     if nm.rl0 {
@@ -413,7 +415,6 @@ fn normalise<const K: usize>(
         }
     };
     let r = _mm512_set1_epi64(f.r as i64);
-    let mut out = [zero; K];
     let mut bad: u8 = 0;
     for d in 0..K {
         let (c, sd) = (
@@ -444,7 +445,7 @@ fn normalise<const K: usize>(
             c = qq;
         }
     }
-    (out, c)
+    c
 }
 
 /// Stores [`normalise`]'s digits `out` (carries c) canonical at p[lane], lane < `lanes`.
@@ -1000,14 +1001,12 @@ unsafe fn dft8_k<const K: usize>(
             );
             for j in (1..mm).step_by(2) {
                 let (hs, ls) = buf[(mm + j) * w..(mm + j + 1) * w].split_at_mut(K);
-                let (out, c) = normalise::<K>(f, nm, hs, ls);
-                if _mm512_test_epi64_mask(c, c) == 0 && !noreg() {
-                    xd = out;
-                } else {
+                let c = normalise::<K>(f, nm, hs, ls, &mut xd);
+                if _mm512_test_epi64_mask(c, c) != 0 || noreg() {
                     // Rare (a carry out of the top): through memory and sub_carry.
                     // SAFETY: tmp holds the eight lanes' K words; they are read back at once.
                     unsafe {
-                        store_canonical::<K>(f, &out, c, &tw8, 8);
+                        store_canonical::<K>(f, &xd, c, &tw8, 8);
                         load8::<K>(&tr8, &mut xd);
                     }
                 }
