@@ -361,25 +361,6 @@ unsafe fn finish<const K: usize>(
     p: &[*mut u64; 8],
     lanes: usize,
 ) {
-    let mut out = [_mm512_setzero_si512(); K];
-    let c = normalise::<K>(f, nm, hs, ls, &mut out);
-    // SAFETY: as for finish (caller).
-    unsafe { store_canonical::<K>(f, &out, c, p, lanes) };
-}
-
-/// Sets `out` to the digits of [`finish`] before the store, digit-major, and returns the lanes'
-/// carries c out of the top (value + c·r^k): where c = 0 in every lane (the common case) the
-/// digits are the canonical ones.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512dq")]
-#[inline]
-fn normalise<const K: usize>(
-    f: &Gfpf,
-    nm: Norm,
-    hs: &mut [__m512i],
-    ls: &mut [__m512i],
-    out: &mut [__m512i; K],
-) -> __m512i {
     let zero = _mm512_setzero_si512();
     let mut q = [zero; K];
     if nm.rl0 {
@@ -415,6 +396,7 @@ fn normalise<const K: usize>(
         }
     };
     let r = _mm512_set1_epi64(f.r as i64);
+    let mut out = [zero; K];
     let mut bad: u8 = 0;
     for d in 0..K {
         let (c, sd) = (
@@ -445,24 +427,6 @@ fn normalise<const K: usize>(
             c = qq;
         }
     }
-    c
-}
-
-/// Stores [`normalise`]'s digits `out` (carries c) canonical at p[lane], lane < `lanes`.
-///
-/// # Safety
-/// As for [`finish`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512dq")]
-#[inline]
-unsafe fn store_canonical<const K: usize>(
-    f: &Gfpf,
-    out: &[__m512i; K],
-    c: __m512i,
-    p: &[*mut u64; 8],
-    lanes: usize,
-) {
-    let zero = _mm512_setzero_si512();
     for blk in (0..K).step_by(8) {
         let mut v: [__m512i; 8] = std::array::from_fn(|j| out[blk + j]);
         transpose8(&mut v);
@@ -895,11 +859,6 @@ fn butterfly<const K: usize>(buf: &mut [__m512i], pa: usize, pb: usize, sh: usiz
     }
 }
 
-fn noreg() -> bool {
-    static V: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *V.get_or_init(|| std::env::var_os("GFPF11_NOREG").is_some())
-}
-
 /// [`dft8`] for k = K.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
@@ -1001,14 +960,10 @@ unsafe fn dft8_k<const K: usize>(
             );
             for j in (1..mm).step_by(2) {
                 let (hs, ls) = buf[(mm + j) * w..(mm + j + 1) * w].split_at_mut(K);
-                let c = normalise::<K>(f, nm, hs, ls, &mut xd);
-                if _mm512_test_epi64_mask(c, c) != 0 || noreg() {
-                    // Rare (a carry out of the top): through memory and sub_carry.
-                    // SAFETY: tmp holds the eight lanes' K words; they are read back at once.
-                    unsafe {
-                        store_canonical::<K>(f, &xd, c, &tw8, 8);
-                        load8::<K>(&tr8, &mut xd);
-                    }
+                // SAFETY: tmp holds the eight lanes' K words; they are read back at once.
+                unsafe {
+                    finish::<K>(f, nm, hs, ls, &tw8, 8);
+                    load8::<K>(&tr8, &mut xd);
                 }
                 lazy_mul::<K>(mc, &xd, &cd, hs, ls);
             }
