@@ -833,28 +833,28 @@ unsafe fn mul8_k<const K: usize>(f: &Gfpf, z: &mut [u64], y: &[*const u64; 8]) {
 /// K vectors of H then K of L; sh < 2K). Digit d of b·r^s is ±b_i with d = (i + s) mod K,
 /// negated when i + s ≥ K (the wrapped digits) xor sh ≥ K. Per half, b's K vectors are read
 /// first (constant indices, so they stay in registers for K ≤ 16) and the outputs go to the
-/// digits d, so the in-place update needs no copy of b.
+/// digits d, so the in-place update needs no copy of b; the sign is a masked negation of b_i
+/// (no branch), and the bounds are asserted once.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn butterfly<const K: usize>(buf: &mut [__m512i], pa: usize, pb: usize, sh: usize) {
+    assert!(pa.max(pb) + 2 * K <= buf.len() && pa.abs_diff(pb) >= 2 * K);
     let (neg, s) = (sh >= K, sh % K);
+    let (zero, p) = (_mm512_setzero_si512(), buf.as_mut_ptr());
     for part in [0, K] {
-        let t: [__m512i; K] = std::array::from_fn(|i| buf[pb + part + i]);
+        // SAFETY: pb + part + i < buf.len() (asserted).
+        let t: [__m512i; K] = std::array::from_fn(|i| unsafe { *p.add(pb + part + i) });
         for (i, &ti) in t.iter().enumerate() {
-            let (d, minus) = if i + s >= K {
-                (i + s - K, !neg)
-            } else {
-                (i + s, neg)
-            };
-            let a = buf[pa + part + d];
-            let (u, v) = if minus {
-                (_mm512_sub_epi64(a, ti), _mm512_add_epi64(a, ti))
-            } else {
-                (_mm512_add_epi64(a, ti), _mm512_sub_epi64(a, ti))
-            };
-            buf[pa + part + d] = u;
-            buf[pb + part + d] = v;
+            let d = (i + s) % K;
+            let m = (((i + s >= K) != neg) as __mmask8).wrapping_neg();
+            let ti = _mm512_mask_sub_epi64(ti, m, zero, ti);
+            // SAFETY: pa + part + d and pb + part + d < buf.len(), the runs disjoint (asserted).
+            unsafe {
+                let a = *p.add(pa + part + d);
+                *p.add(pa + part + d) = _mm512_add_epi64(a, ti);
+                *p.add(pb + part + d) = _mm512_sub_epi64(a, ti);
+            }
         }
     }
 }
