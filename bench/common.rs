@@ -32,6 +32,12 @@ pub fn median_ms_on(x: &[u64], reps: usize, mut f: impl FnMut(&mut [u64])) -> f6
     t[t.len() / 2]
 }
 
+/// The median of some timings.
+pub fn median(mut t: Vec<f64>) -> f64 {
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
+}
+
 /// splitmix64.
 pub struct Rng(pub u64);
 

@@ -29,7 +29,7 @@ use std::time::Instant;
 
 #[path = "common.rs"]
 mod common;
-use common::Rng;
+use common::{median, Rng};
 
 /// The root of unity of order n and n random elements (rows layout): a DFT's input.
 fn dft_input(f: &Gfpf, n: usize, rng: &mut Rng) -> (Vec<u64>, Vec<u64>) {
@@ -125,12 +125,6 @@ fn best<F: FnMut()>(reps: usize, mut f: F) -> f64 {
             thread_cpu() - t
         })
         .fold(f64::INFINITY, f64::min)
-}
-
-/// The median of some timings.
-fn median(mut t: Vec<f64>) -> f64 {
-    t.sort_by(f64::total_cmp);
-    t[t.len() / 2]
 }
 
 /// Best of `reps` runs, in wall seconds (for the parallel runs).

@@ -9,6 +9,10 @@
 //! runs (see `interleaved`), the product table the best of ≥ 10 runs and ≥ 1 s.
 use gpmp::nmod::{ntt, plan, poly_mul, prime};
 
+#[path = "common.rs"]
+mod common;
+use common::median;
+
 /// Process CPU time in seconds: on the shared, loaded box this counts only our own work (the pool
 /// has one worker at 1 thread and the caller waits), where wall time counts the neighbours too.
 fn cpu_now() -> f64 {
@@ -72,11 +76,6 @@ fn interleaved<const K: usize>(fs: &mut [&mut dyn FnMut(); K]) -> [Vec<f64>; K] 
         }
     }
     t
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// `NMOD_LG=a..b` (default 16..22) and `NMOD_P=50|62` (default both) restrict the table.
