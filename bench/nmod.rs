@@ -5,6 +5,8 @@
 //!     50-bit and a 62-bit Fourier prime, n = 2^16 .. 2^22;
 //! (2) `nmod::poly_mul::poly_mul` at lengths 2^16, 2^20, 2^22 for p = 2^63 − 25 (3-prime CRT path)
 //!     and a 50-bit Fourier prime (one NTT product). FLINT's nmod_poly_mul: bench/nmod_flint.c.
+//! tfhe-ntt's output is in bit-reversed order; the last two columns of (1) add an in-place bit
+//! reversal (`bit_reverse`) to it: what a caller of tfhe-ntt pays for gpmp's natural order.
 //! Process CPU time (see `cpu_now`), default 1 thread: the NTT table takes medians of interleaved
 //! runs (see `interleaved`), the product table the best of ≥ 10 runs and ≥ 1 s.
 use gpmp::nmod::{ntt, plan, poly_mul, prime};
@@ -78,8 +80,48 @@ fn interleaved<const K: usize>(fs: &mut [&mut dyn FnMut(); K]) -> [Vec<f64>; K] 
     t
 }
 
+/// x_i ↔ x_rev(i) in place (n = x.len() a power of two): tiles of T × T words (T = 2^t) swapped
+/// whole with their bit-reversed partner tile through two buffers (Carter–Gatlin, "Towards an
+/// optimal bit-reversal permutation program", 1998): with i = a·n/T + b·T + c (a, c < T),
+/// rev(i) = rev_t(c)·n/T + rev(b)·T + rev_t(a), so tile b's word (a, c) lands in tile rev(b) at
+/// (rev_t(c), rev_t(a)). Every row of a tile is T contiguous words.
+fn bit_reverse(x: &mut [u64]) {
+    let n = x.len();
+    let k = n.trailing_zeros();
+    let r = |v: usize, bits: u32| if bits == 0 { 0 } else { v.reverse_bits() >> (usize::BITS - bits) };
+    let t = 4.min(k / 2);
+    let (tt, m) = (1usize << t, k - 2 * t);
+    let (mut ba, mut bb) = (vec![0u64; tt * tt], vec![0u64; tt * tt]);
+    let rt: Vec<usize> = (0..tt).map(|a| r(a, t)).collect();
+    for b in 0..1usize << m {
+        let rb = r(b, m);
+        if rb < b {
+            continue;
+        }
+        for a in 0..tt {
+            let (sa, sb) = (a * (n / tt) + b * tt, a * (n / tt) + rb * tt);
+            ba[a * tt..][..tt].copy_from_slice(&x[sa..sa + tt]);
+            bb[a * tt..][..tt].copy_from_slice(&x[sb..sb + tt]);
+        }
+        for a in 0..tt {
+            let (da, db) = (a * (n / tt) + b * tt, a * (n / tt) + rb * tt);
+            for c in 0..tt {
+                // Position (a, c) of tile rb takes tile b's word (rev_t(c), rev_t(a)), and back.
+                x[db + c] = ba[rt[c] * tt + rt[a]];
+                x[da + c] = bb[rt[c] * tt + rt[a]];
+            }
+        }
+    }
+}
+
 /// `NMOD_LG=a..b` (default 16..22) and `NMOD_P=50|62` (default both) restrict the table.
 fn ntt_table(p50: u64, p62: u64, threads: usize) {
+    for lg in [0u32, 1, 2, 3, 5, 8, 9, 12] {
+        let mut v: Vec<u64> = (0..1u64 << lg).collect();
+        bit_reverse(&mut v);
+        let want: Vec<u64> = (0..1u64 << lg).map(|i| if lg == 0 { 0 } else { i.reverse_bits() >> (64 - lg) }).collect();
+        assert_eq!(v, want, "bit_reverse at 2^{lg}");
+    }
     let (lo, hi) = std::env::var("NMOD_LG")
         .ok()
         .and_then(|v| v.split_once("..").and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?))))
@@ -87,10 +129,11 @@ fn ntt_table(p50: u64, p62: u64, threads: usize) {
     let only_p: Option<u32> = std::env::var("NMOD_P").ok().and_then(|v| v.parse().ok());
     println!("## gpmp nmod NTT vs tfhe-ntt ({threads} thread(s))\n");
     println!("p50 = {p50} (2-adicity {}), p62 = {p62} (2-adicity {})\n", (p50 - 1).trailing_zeros(), (p62 - 1).trailing_zeros());
-    println!("Medians of interleaved runs (tfhe-ntt, gpmp ntt, gpmp intt, copy), process CPU time, copy subtracted;");
-    println!("ratio = gpmp ntt / tfhe-ntt of the medians, and (per round) the median of the rounds' ratios.\n");
-    println!("| n | p | tfhe-ntt fwd (us) | gpmp ntt (us) | ratio | per round | gpmp intt (us) |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("Medians of interleaved runs (tfhe-ntt, gpmp ntt, gpmp intt, tfhe-ntt + bit reversal, copy), process CPU");
+    println!("time, copy subtracted; ratio = gpmp ntt / tfhe-ntt of the medians, and (per round) the median of the");
+    println!("rounds' ratios; the last column is gpmp ntt / (tfhe-ntt + bit reversal), both in natural order.\n");
+    println!("| n | p | tfhe-ntt fwd (us) | gpmp ntt (us) | ratio | per round | gpmp intt (us) | tfhe-ntt + bit reversal (us) | ratio to it |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for p in [p50, p62] {
         if only_p.is_some_and(|b| b != 64 - p.leading_zeros()) {
             continue;
@@ -103,7 +146,7 @@ fn ntt_table(p50: u64, p62: u64, threads: usize) {
             let mut b = x.clone();
             let b = std::sync::Mutex::new(&mut b);
             gpmp::runtime::install(|| {
-                let [t_tfhe, t_ours, t_inv, t_copy] = interleaved(&mut [
+                let [t_tfhe, t_ours, t_inv, t_rev, t_copy] = interleaved(&mut [
                     &mut || {
                         let mut b = b.lock().unwrap();
                         b.copy_from_slice(&x);
@@ -119,12 +162,19 @@ fn ntt_table(p50: u64, p62: u64, threads: usize) {
                         b.copy_from_slice(&x);
                         ntt::intt(&mut b, w, p).unwrap()
                     },
+                    &mut || {
+                        let mut b = b.lock().unwrap();
+                        b.copy_from_slice(&x);
+                        pl.fwd(&mut b);
+                        bit_reverse(&mut b)
+                    },
                     &mut || b.lock().unwrap().copy_from_slice(&x),
                 ]);
                 let rounds = median(t_ours.iter().zip(&t_tfhe).zip(&t_copy).map(|((o, a), c)| (o - c) / (a - c)).collect());
                 let c = median(t_copy);
                 let (a, o, i) = ((median(t_tfhe) - c) * 1e6, (median(t_ours) - c) * 1e6, (median(t_inv) - c) * 1e6);
-                println!("| 2^{lg} | {}-bit | {a:.0} | {o:.0} | {:.2} | {rounds:.2} | {i:.0} |", 64 - p.leading_zeros(), o / a);
+                let r = (median(t_rev) - c) * 1e6;
+                println!("| 2^{lg} | {}-bit | {a:.0} | {o:.0} | {:.2} | {rounds:.2} | {i:.0} | {r:.0} | {:.2} |", 64 - p.leading_zeros(), o / a, o / r);
             });
         }
     }
