@@ -80,6 +80,15 @@ fn interleaved<const K: usize>(fs: &mut [&mut dyn FnMut(); K]) -> [Vec<f64>; K] 
     t
 }
 
+/// v with its low `bits` bits reversed (v < 2^bits).
+fn rev(v: usize, bits: u32) -> usize {
+    if bits == 0 {
+        0
+    } else {
+        v.reverse_bits() >> (usize::BITS - bits)
+    }
+}
+
 /// x_i ↔ x_rev(i) in place (n = x.len() a power of two): tiles of T × T words (T = 2^t) swapped
 /// whole with their bit-reversed partner tile through two buffers (Carter–Gatlin, "Towards an
 /// optimal bit-reversal permutation program", 1998): with i = a·n/T + b·T + c (a, c < T),
@@ -88,13 +97,12 @@ fn interleaved<const K: usize>(fs: &mut [&mut dyn FnMut(); K]) -> [Vec<f64>; K] 
 fn bit_reverse(x: &mut [u64]) {
     let n = x.len();
     let k = n.trailing_zeros();
-    let r = |v: usize, bits: u32| if bits == 0 { 0 } else { v.reverse_bits() >> (usize::BITS - bits) };
     let t = 4.min(k / 2);
     let (tt, m) = (1usize << t, k - 2 * t);
     let (mut ba, mut bb) = (vec![0u64; tt * tt], vec![0u64; tt * tt]);
-    let rt: Vec<usize> = (0..tt).map(|a| r(a, t)).collect();
+    let rt: Vec<usize> = (0..tt).map(|a| rev(a, t)).collect();
     for b in 0..1usize << m {
-        let rb = r(b, m);
+        let rb = rev(b, m);
         if rb < b {
             continue;
         }
@@ -119,7 +127,7 @@ fn ntt_table(p50: u64, p62: u64, threads: usize) {
     for lg in [0u32, 1, 2, 3, 5, 8, 9, 12] {
         let mut v: Vec<u64> = (0..1u64 << lg).collect();
         bit_reverse(&mut v);
-        let want: Vec<u64> = (0..1u64 << lg).map(|i| if lg == 0 { 0 } else { i.reverse_bits() >> (64 - lg) }).collect();
+        let want: Vec<u64> = (0..1usize << lg).map(|i| rev(i, lg) as u64).collect();
         assert_eq!(v, want, "bit_reverse at 2^{lg}");
     }
     let (lo, hi) = std::env::var("NMOD_LG")
