@@ -21,9 +21,9 @@
 //!   natural order. With the 64-bit products the twiddles w^(i1·j2) are folded into this DFT's
 //!   stage twiddles instead (column i1 evaluates Σ_j2 Y_j2·z^j2 on the coset w^i1·⟨w^n1⟩, see
 //!   [`coset_twiddles`]): no product of their own, a per-lane 16n-byte table instead.
-//! - From [`WIDE_MIN`] on both passes take [`WIDE`] adjacent strips at a time (at most
-//!   min(n1, n2)/8): each row of x is read (pass 1) or written (pass 2) once for all of them,
-//!   8·WIDE contiguous words, through the strips' L2-resident buffers.
+//! - From [`WIDE_MIN`] on ([`WIDE_MIN_IFMA`] with IFMA) both passes take [`WIDE`] adjacent strips
+//!   at a time (at most min(n1, n2)/8): each row of x is read (pass 1) or written (pass 2) once
+//!   for all of them, 8·WIDE contiguous words, through the strips' L2-resident buffers.
 //!
 //! The line DFT is radix-2 Cooley–Tukey with bit-reversed output and Harvey's lazy butterflies
 //! (Harvey 2014: residues in [0, 4p), Shoup products with precomputed quotients), eight lanes at a
@@ -56,13 +56,19 @@ use std::sync::{Arc, Mutex, OnceLock};
 const FOUR_STEP_MIN: usize = 64;
 /// Below this size everything runs on the calling thread.
 const PAR_MIN: usize = 1 << 14;
-/// Sizes from which each row visit of a pass serves [`WIDE`] strips of 8 columns (from 2^18 on a
-/// strip's rows are ≥ 4 KiB apart, so one strip at a time visits a page per 64 bytes; measured on
-/// a Zen 4 core: 1.2–1.6× faster at 2^19..2^22, equal at 2^18, slightly slower below).
+/// Sizes from which each row visit of a pass serves [`WIDE`] strips of 8 columns, with the 64-bit
+/// products (from 2^18 on a strip's rows are ≥ 4 KiB apart, so one strip at a time visits a page
+/// per 64 bytes; measured on a Zen 4 core: 1.2–1.6× faster at 2^19..2^22, equal at 2^18, slower
+/// below: 62-bit 2^16 1.35 → 1.48× tfhe-ntt).
 const WIDE_MIN: usize = 1 << 18;
+/// The same with IFMA products, whose cheaper butterflies leave the strided rows a larger share:
+/// 50-bit, 1 thread, gpmp/tfhe-ntt with one strip → four: Intel host 2^16 1.25–1.32 → 1.24–1.33
+/// (equal), 2^17 1.42–1.61 → 1.34–1.48 (better in all 8 rounds); Zen 5 core 2^16 1.75 → 1.33,
+/// 2^17 1.63–1.68 → 1.26–1.27 (bench/results/cpu-fields.md, ntt12).
+const WIDE_MIN_IFMA: usize = 1 << 16;
 /// Rows ahead that the wide gather of pass 1 prefetches.
 const PREFETCH: usize = 8;
-/// Strips per row visit from [`WIDE_MIN`] on (a power of two).
+/// Strips per row visit from [`WIDE_MIN`] / [`WIDE_MIN_IFMA`] on (a power of two).
 const WIDE: usize = 4;
 /// Lines per block from which the line DFT runs its remaining stages block by block (16 KiB, L1).
 const LEAF: usize = 256;
@@ -241,7 +247,8 @@ struct FourStep {
     p: u64,
     w: u64,
     arith: Arith,
-    /// Strips per row visit in both passes (see [`pass1`]): [`WIDE`] from [`WIDE_MIN`] on, else 1.
+    /// Strips per row visit in both passes (see [`pass1`]): [`WIDE`] from [`WIDE_MIN`] (IFMA:
+    /// [`WIDE_MIN_IFMA`]) on, else 1.
     wide: usize,
     /// Whether the four-step twiddles are folded into pass 2 ([`Twist::Coset`], no products, a
     /// 16n-byte table) rather than a twiddle stage of pass 1 ([`Twist::Stage`], two products per
@@ -613,9 +620,10 @@ impl FourStep {
         let (b1, b2) = ((n1 / 8).trailing_zeros(), n2.trailing_zeros());
         let rev1 = (0..n1 / 8).map(|g| rev(g, b1) as u32).collect();
         let rev2 = (0..n2).map(|k| rev(k, b2) as u32).collect();
-        // Both passes take `wide` strips at a time: it divides n2/8 (pass 1) and n1/8 (pass 2).
-        let wide = if n >= WIDE_MIN { WIDE.min(n1.min(n2) / 8) } else { 1 };
         let arith = Arith::detect(p);
+        // Both passes take `wide` strips at a time: it divides n2/8 (pass 1) and n1/8 (pass 2).
+        let wide_min = if arith == Arith::Ifma { WIDE_MIN_IFMA } else { WIDE_MIN };
+        let wide = if n >= wide_min { WIDE.min(n1.min(n2) / 8) } else { 1 };
         FourStep { n1, n2, p, w, arith, wide, coset: arith != Arith::Ifma, rev1, rev2, dirs: [OnceLock::new(), OnceLock::new()] }
     }
 
