@@ -18,9 +18,10 @@
 //!   goes to line g·n2 + j2 of tmp, so that tmp holds the n1/8 strips of pass 2 one after the other.
 //! - Pass 2 (tmp → x), per strip g (columns i1 = 8g..8g+8): read its n2 consecutive lines, run
 //!   the size-n2 DFT, and let its last group write slot k to x\[rev(k)·n1 + 8g ..+8\], which is
-//!   natural order. With the 64-bit products the twiddles w^(i1·j2) are folded into this DFT's
-//!   stage twiddles instead (column i1 evaluates Σ_j2 Y_j2·z^j2 on the coset w^i1·⟨w^n1⟩, see
-//!   [`coset_twiddles`]): no product of their own, a per-lane 16n-byte table instead.
+//!   natural order. With the 64-bit products below [`STAGE_MIN_64`] the twiddles w^(i1·j2) are
+//!   folded into this DFT's stage twiddles instead (column i1 evaluates Σ_j2 Y_j2·z^j2 on the
+//!   coset w^i1·⟨w^n1⟩, see [`coset_twiddles`]): no product of their own, a per-lane 16n-byte
+//!   table instead.
 //! - From [`WIDE_MIN`] on ([`WIDE_MIN_IFMA`] with IFMA) both passes take [`WIDE`] adjacent strips
 //!   at a time (at most min(n1, n2)/8): each row of x is read (pass 1) or written (pass 2) once
 //!   for all of them, 8·WIDE contiguous words, through the strips' L2-resident buffers.
@@ -70,6 +71,13 @@ const WIDE_MIN_IFMA: usize = 1 << 16;
 const PREFETCH: usize = 8;
 /// Strips per row visit from [`WIDE_MIN`] / [`WIDE_MIN_IFMA`] on (a power of two).
 const WIDE: usize = 4;
+/// The size from which the 64-bit products, too, multiply by the four-step twiddles in a stage of
+/// pass 1 instead of folding them into pass 2 (whose per-lane table, 16n bytes, is 2 MiB at 2^17:
+/// a whole L2). 62-bit, 1 thread, gpmp/tfhe-ntt per-round medians, coset → stage: Intel host
+/// 2^16 0.99–1.09 → 1.11–1.13, 2^17 1.17–1.29 → 1.23–1.30 and 2^18 1.13–1.28 → 1.27–1.30 (equal
+/// within the host's spread), 2^19..2^22 1.18–1.38 → 1.14–1.24; Zen 5 core 2^17 1.44 → 1.29,
+/// 2^18 1.53–1.57 → 1.03–1.19, 2^20 1.54–1.59 → 1.25–1.28 (bench/results/cpu-fields.md, ntt12).
+const STAGE_MIN_64: usize = 1 << 17;
 /// Lines per block from which the line DFT runs its remaining stages block by block (16 KiB, L1).
 const LEAF: usize = 256;
 
@@ -252,8 +260,9 @@ struct FourStep {
     wide: usize,
     /// Whether the four-step twiddles are folded into pass 2 ([`Twist::Coset`], no products, a
     /// 16n-byte table) rather than a twiddle stage of pass 1 ([`Twist::Stage`], two products per
-    /// line, 2n bytes): with the 64-bit products, whose cost outweighs the table's memory traffic
-    /// (62-bit p on a Zen 4 core: 1.15–1.3× faster), not with IFMA (50-bit p: 1.1–1.3× slower).
+    /// line, 2n bytes): with the 64-bit products below [`STAGE_MIN_64`], where their cost outweighs
+    /// the table's memory traffic (62-bit p on a Zen 4 core: 1.15–1.3× faster), not with IFMA
+    /// (50-bit p: 1.1–1.3× slower).
     coset: bool,
     /// rev(g) on log2(n1/8) bits, g < n1/8: where pass 1 finds the i1-groups of 8.
     rev1: Vec<u32>,
@@ -624,7 +633,8 @@ impl FourStep {
         // Both passes take `wide` strips at a time: it divides n2/8 (pass 1) and n1/8 (pass 2).
         let wide_min = if arith == Arith::Ifma { WIDE_MIN_IFMA } else { WIDE_MIN };
         let wide = if n >= wide_min { WIDE.min(n1.min(n2) / 8) } else { 1 };
-        FourStep { n1, n2, p, w, arith, wide, coset: arith != Arith::Ifma, rev1, rev2, dirs: [OnceLock::new(), OnceLock::new()] }
+        let coset = arith != Arith::Ifma && n < STAGE_MIN_64;
+        FourStep { n1, n2, p, w, arith, wide, coset, rev1, rev2, dirs: [OnceLock::new(), OnceLock::new()] }
     }
 
     /// The tables of one direction, built on first use.
