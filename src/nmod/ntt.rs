@@ -63,9 +63,9 @@ const PAR_MIN: usize = 1 << 14;
 /// below: 62-bit 2^16 1.35 → 1.48× tfhe-ntt).
 const WIDE_MIN: usize = 1 << 18;
 /// The same with IFMA products, whose cheaper butterflies leave the strided rows a larger share:
-/// 50-bit, 1 thread, gpmp/tfhe-ntt with one strip → four: Intel host 2^16 1.25–1.32 → 1.24–1.33
-/// (equal), 2^17 1.42–1.61 → 1.34–1.48 (better in all 8 rounds); Zen 5 core 2^16 1.75 → 1.33,
-/// 2^17 1.63–1.68 → 1.26–1.27 (bench/results/cpu-fields.md, ntt12).
+/// 50-bit, 1 thread, gpmp/tfhe-ntt with one strip → four: Intel host 2^16 1.14–1.42 → 1.24–1.35
+/// (equal), 2^17 1.42–1.61 → 1.34–1.48 (better in 7 of 8 paired rounds, equal in one); Zen 5 core
+/// 2^16 1.75 → 1.33, 2^17 1.63–1.68 → 1.26–1.27 (bench/results/cpu-fields.md, ntt12).
 const WIDE_MIN_IFMA: usize = 1 << 16;
 /// Rows ahead that the wide gather of pass 1 prefetches.
 const PREFETCH: usize = 8;
@@ -75,7 +75,7 @@ const WIDE: usize = 4;
 /// pass 1 instead of folding them into pass 2 (whose per-lane table, 16n bytes, is 2 MiB at 2^17:
 /// a whole L2). 62-bit, 1 thread, gpmp/tfhe-ntt per-round medians, coset → stage: Intel host
 /// 2^16 0.99–1.09 → 1.11–1.13, 2^17 1.17–1.29 → 1.23–1.30 and 2^18 1.13–1.28 → 1.27–1.30 (equal
-/// within the host's spread), 2^19..2^22 1.18–1.38 → 1.14–1.24; Zen 5 core 2^17 1.44 → 1.29,
+/// within the host's spread), 2^19..2^22 1.18–1.38 → 1.14–1.30; Zen 5 core 2^17 1.44 → 1.29,
 /// 2^18 1.53–1.57 → 1.03–1.19, 2^20 1.54–1.59 → 1.25–1.28 (bench/results/cpu-fields.md, ntt12).
 const STAGE_MIN_64: usize = 1 << 17;
 /// Lines per block from which the line DFT runs its remaining stages block by block (16 KiB, L1).
