@@ -55,8 +55,17 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Sizes below this are done by the direct sum (the four-step needs n1, n2 ≥ 8).
 const FOUR_STEP_MIN: usize = 64;
-/// Below this size everything runs on the calling thread.
-const PAR_MIN: usize = 1 << 14;
+/// Below this size everything runs on the calling thread (64-bit products; with IFMA below
+/// [`PAR_MIN_IFMA`]). Waking the pool's sleeping workers costs about as much as a task of a small
+/// transform. Intel host, 2^15 (two tasks of [`TASK_MIN`] words a pass), gpmp/tfhe-ntt at 4 and 16
+/// threads, parallel against serial: 50-bit 1.17–2.04 against 1.13–1.20 (the serial transform
+/// takes about 90 us), 62-bit 0.68–1.02 against 0.96–1.01; at 2^16 parallel gains at both widths
+/// (50-bit 0.67–1.04 at 4 and 16 threads against 1.22–1.33 on one).
+const PAR_MIN: usize = 1 << 15;
+/// [`PAR_MIN`] with IFMA products.
+const PAR_MIN_IFMA: usize = 1 << 16;
+/// Words per parallel task, at least.
+const TASK_MIN: usize = 1 << 14;
 /// Sizes from which each row visit of a pass serves [`WIDE`] strips of 8 columns, with the 64-bit
 /// products (from 2^18 on a strip's rows are ≥ 4 KiB apart, so one strip at a time visits a page
 /// per 64 bytes; measured on a Zen 4 core: 1.2–1.6× faster at 2^19..2^22, equal at 2^18, slower
@@ -598,7 +607,7 @@ unsafe fn pass2<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourSte
 /// f(buf, i) for i < count, in parallel when `par`, each task with its own `len`-line buffer.
 fn strips(count: usize, len: usize, par: bool, f: impl Fn(&mut [Line], usize) + Sync) {
     if par {
-        let min = (PAR_MIN / (8 * len)).max(1);
+        let min = (TASK_MIN / (8 * len)).max(1);
         (0..count).into_par_iter().with_min_len(min).for_each_init(|| vec![Line::default(); len], |buf, i| f(buf, i));
     } else {
         let mut buf = vec![Line::default(); len];
@@ -654,7 +663,7 @@ impl FourStep {
     /// entry ≥ p.
     fn passes<L: Lanes + Send + Sync, const LAZY: bool, const COSET: bool>(&self, l: L, d: &Dir, x: &mut [u64], tmp: &mut [u64]) -> bool {
         let (n1, n2) = (self.n1, self.n2);
-        let par = n1 * n2 >= PAR_MIN;
+        let par = n1 * n2 >= if self.arith == Arith::Ifma { PAR_MIN_IFMA } else { PAR_MIN };
         let (xp, tp) = (SharedMut(x.as_mut_ptr()), SharedMut(tmp.as_mut_ptr()));
         // SAFETY: strip s writes lines g·n2 + 8s ..+8 (g < n1/8) of tmp only, and reads x, which nobody writes.
         let wide = self.wide;
