@@ -107,10 +107,7 @@ fn gmp_fft(x: &mut [Z], w: &[Z], p: &Z) {
 
 /// CPU time of the calling thread (stable on a shared, oversubscribed machine).
 fn thread_cpu() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: valid out pointer.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
@@ -139,15 +136,9 @@ fn best_wall<F: FnMut()>(reps: usize, mut f: F) -> f64 {
 }
 
 fn main() {
-    let max_lg: u32 = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(16);
+    let max_lg: u32 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(16);
     let threads = rayon::current_num_threads();
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let mut rng = Rng(42);
     if std::env::args().nth(1).as_deref() == Some("mul") {
         // Plain against FFT-based (CRT) product for every built-in k (Table 2.1: k = 2 … 128).
@@ -168,11 +159,7 @@ fn main() {
             let mut zs = vec![0u64; n * k];
             let mut time = |op: fn(&Gfpf, &mut [u64], &[u64], &[u64])| {
                 best(7, || {
-                    for ((z, x), y) in zs
-                        .chunks_exact_mut(k)
-                        .zip(xs.chunks_exact(k))
-                        .zip(ys.chunks_exact(k))
-                    {
+                    for ((z, x), y) in zs.chunks_exact_mut(k).zip(xs.chunks_exact(k)).zip(ys.chunks_exact(k)) {
                         op(&f, z, x, y);
                     }
                 }) / n as f64
@@ -184,11 +171,7 @@ fn main() {
                 tp * 1e9,
                 tc * 1e9,
                 tp / tc,
-                if k >= gpmp::gfpf::crt_mul::CRT_MIN_K {
-                    "crt"
-                } else {
-                    "plain"
-                }
+                if k >= gpmp::gfpf::crt_mul::CRT_MIN_K { "crt" } else { "plain" }
             );
         }
         return;
@@ -215,17 +198,19 @@ fn main() {
                 let caps = if mode == "plans" { [2 * k, 4 * k] } else { [4 * k; 2] };
                 let mut t = [vec![], vec![]];
                 let mut out = [vec![], vec![]];
-                let reps = if lg <= 15 { 9 } else if lg <= 18 { 5 } else { 3 };
+                let reps = if lg <= 15 {
+                    9
+                } else if lg <= 18 {
+                    5
+                } else {
+                    3
+                };
                 one.install(|| {
                     for round in 0..=reps {
                         for i in [round % 2, 1 - round % 2] {
                             gpmp::gfpf::set_base_cap(caps[i]);
                             gpmp::gfpf::set_karatsuba(mode != "kara" || i == 1);
-                            gpmp::gfpf::set_stream_min(if mode == "stream" && i == 1 {
-                                0
-                            } else {
-                                usize::MAX
-                            });
+                            gpmp::gfpf::set_stream_min(if mode == "stream" && i == 1 { 0 } else { usize::MAX });
                             let s = best(1, || {
                                 y.copy_from_slice(&x);
                                 f.dft(&mut y, n, &w).unwrap();
@@ -272,23 +257,15 @@ fn main() {
     if let Ok(lg) = std::env::var("GFPF_PROFILE_LG") {
         // Only one DFT, repeated (for perf).
         gpmp::gfpf::set_base_cap(env("GFPF_BASE_CAP").unwrap_or(0));
-        let (f, n) = (
-            Gfpf::builtin(ks[0]).unwrap(),
-            1usize << lg.parse::<u32>().unwrap(),
-        );
+        let (f, n) = (Gfpf::builtin(ks[0]).unwrap(), 1usize << lg.parse::<u32>().unwrap());
         let w = f.root_of_unity(n).unwrap();
-        let mut x: Vec<u64> = (0..n)
-            .flat_map(|i| f.from_u64(i as u64 * 0x1234_5678_9abc))
-            .collect();
+        let mut x: Vec<u64> = (0..n).flat_map(|i| f.from_u64(i as u64 * 0x1234_5678_9abc)).collect();
         for _ in 0..100 {
             one.install(|| f.dft(&mut x, n, &w).unwrap());
         }
         return;
     }
-    let scalar_max: u32 = std::env::var("GFPF_SCALAR_MAX")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(u32::MAX);
+    let scalar_max: u32 = std::env::var("GFPF_SCALAR_MAX").ok().and_then(|s| s.parse().ok()).unwrap_or(u32::MAX);
     println!("threads available: {threads}");
     for &k in &ks {
         let f = Gfpf::builtin(k).unwrap();
@@ -319,11 +296,7 @@ fn main() {
             tn.push(one.install(|| best(1, || f.mul_n(&mut zs, &xs, &ys))) / n as f64);
             t1.push(
                 best(1, || {
-                    for ((z, x), y) in zs
-                        .chunks_exact_mut(k)
-                        .zip(xs.chunks_exact(k))
-                        .zip(ys.chunks_exact(k))
-                    {
+                    for ((z, x), y) in zs.chunks_exact_mut(k).zip(xs.chunks_exact(k)).zip(ys.chunks_exact(k)) {
                         f.mul(z, x, y);
                     }
                 }) / n as f64,
@@ -417,11 +390,8 @@ fn main() {
             });
             gpmp::gfpf::set_simd(true);
             // Same result?
-            let same = (lg > scalar_max || y == ys)
-                && yz
-                    .iter()
-                    .zip(y.chunks(k))
-                    .all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });
+            let same =
+                (lg > scalar_max || y == ys) && yz.iter().zip(y.chunks(k)).all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });
             let ts = if ts.is_empty() { f64::NAN } else { median(ts) };
             // Each round's GMP time against the same round's gpmp time: the host's drift between
             // rounds cancels.

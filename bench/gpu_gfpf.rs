@@ -47,7 +47,7 @@ fn main() {
             let rad = gfpf::radices(logn, gfpf::max_logm(k));
             let (mut prods, mut bytes, mut logns) = (0f64, 0f64, 0u32);
             for &m in &rad {
-                let (mm, ns) = (f64::from(1u32 << m), f64::from(1u32 << logns) );
+                let (mm, ns) = (f64::from(1u32 << m), f64::from(1u32 << logns));
                 bytes += 2.0 * (n * k * 8) as f64;
                 if logns > 0 {
                     prods += n as f64 * (1.0 - 1.0 / mm) * (1.0 - 1.0 / ns);
@@ -103,7 +103,10 @@ fn main() {
                 runtime::install(|| {
                     use rayon::prelude::*;
                     let xs = z.to_vec();
-                    z.par_chunks_mut(kk).zip(xs.par_chunks(kk).zip(y.par_chunks(kk))).with_min_len(256).for_each(|(o, (a, b))| f.mul(o, a, b));
+                    z.par_chunks_mut(kk)
+                        .zip(xs.par_chunks(kk).zip(y.par_chunks(kk)))
+                        .with_min_len(256)
+                        .for_each(|(o, (a, b))| f.mul(o, a, b));
                 })
             });
             let gpu = median_ms_on(&x, reps, |z| {

@@ -70,7 +70,11 @@ fn main() {
                             let pts = (count * n) as f64;
                             let bound = v.passes as f64 * 2.0 * word_bytes * pts / 3.0e12 * 1e3;
                             let mark = if chosen { "**yes**" } else { "" };
-                            println!("| {p} ({bits} bits) | {logn} | {count} | {} | {ms:.4} | {bound:.4} | {:.1} | {mark} |", v.label(), pts / ms / 1e6);
+                            println!(
+                                "| {p} ({bits} bits) | {logn} | {count} | {} | {ms:.4} | {bound:.4} | {:.1} | {mark} |",
+                                v.label(),
+                                pts / ms / 1e6
+                            );
                         }
                     }
                     Err(e) => println!("| {p} | {logn} | {count} | | error: {e} | | | |"),

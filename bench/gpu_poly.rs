@@ -7,7 +7,7 @@
 //!          (20,256), (22,64) and the AUTO threshold probes.
 //! Inputs: signed coefficients of exactly `bits` bits, random signs (splitmix64, as gpmp-bench).
 use gpmp::gpu::multimod;
-use gpmp::int::{IntRef, limbs_for_bits, max_bits, product_bits};
+use gpmp::int::{limbs_for_bits, max_bits, product_bits, IntRef};
 use gpmp::runtime::{self, Backend};
 use gpmp::zpoly::{self, Alg};
 
@@ -55,16 +55,26 @@ fn main() {
     let mut cases: Vec<String> = args.iter().filter(|a| a.contains(':')).cloned().collect();
     if cases.is_empty() {
         cases = [
-            "2^10:64", "2^14:64", "2^16:64", "2^17:64", "2^20:64", "2^12:1024", "2^16:256", "2^10:16384",
-            "2^20x2^4:64", "2^20:256", "2^22:64", "2^13:64", "2^15:64", "2^11:1024", "2^13:256",
+            "2^10:64",
+            "2^14:64",
+            "2^16:64",
+            "2^17:64",
+            "2^20:64",
+            "2^12:1024",
+            "2^16:256",
+            "2^10:16384",
+            "2^20x2^4:64",
+            "2^20:256",
+            "2^22:64",
+            "2^13:64",
+            "2^15:64",
+            "2^11:1024",
+            "2^13:256",
         ]
         .map(String::from)
         .to_vec();
     }
-    println!(
-        "| case | primes | n | kernel ms | bound ms | GPU e2e ms | CPU ms ({} threads) | CPU / GPU e2e |",
-        runtime::num_threads()
-    );
+    println!("| case | primes | n | kernel ms | bound ms | GPU e2e ms | CPU ms ({} threads) | CPU / GPU e2e |", runtime::num_threads());
     println!("|---|---|---|---|---|---|---|---|");
     for c in &cases {
         let (lens, bits) = c.split_once(':').unwrap();
@@ -99,10 +109,6 @@ fn main() {
         let bytes = 8.0 * (kf * nf * (3.0 * 2.0 * passes + 2.0 + 3.0 + 2.0) + in_words + 2.0 * out_words);
         let products = 3.0 * kf * nf * ((n.trailing_zeros() as f64) / 2.0 + 2.0) + hlen as f64 * (kf * kf / 2.0 + kf);
         let bound = (bytes / 3.0e12).max(products / 6.2e11) * 1e3;
-        println!(
-            "| {c} | {k} | 2^{} | {kernel:.4} | {bound:.4} | {e2e:.4} | {cpu_ms:.4} | {:.2} |",
-            n.trailing_zeros(),
-            cpu_ms / e2e
-        );
+        println!("| {c} | {k} | 2^{} | {kernel:.4} | {bound:.4} | {e2e:.4} | {cpu_ms:.4} | {:.2} |", n.trailing_zeros(), cpu_ms / e2e);
     }
 }

@@ -88,7 +88,14 @@ fn main() {
         let bound = MADD_RATE / (3.0 * 2.0 * lf * lf);
         println!(
             "| {bits} | mulmod | 2^{} | {:.3} | {:.3e} | {:.3e} | {:.2} | {:.2} | {:.3e} | {:.1} |",
-            n.trailing_zeros(), tk * 1e3, n as f64 / tk, bound, n as f64 / tk / bound, te * 1e3, n as f64 / tc, tc / tk
+            n.trailing_zeros(),
+            tk * 1e3,
+            n as f64 / tk,
+            bound,
+            n as f64 / tk / bound,
+            te * 1e3,
+            n as f64 / tc,
+            tc / tk
         );
         drop((a, b, r, xa, xb));
         // powm: full-size base (unsigned) and exponent
@@ -113,7 +120,13 @@ fn main() {
         let bound = MADD_RATE / madds_per_powm(bits, l as u64);
         println!(
             "| {bits} | powm | 2^{} | {:.1} | {:.3e} | {:.3e} | {:.2} | – | {:.3e} ({nc} elements) | {:.1} |",
-            n.trailing_zeros(), tk * 1e3, n as f64 / tk, bound, n as f64 / tk / bound, 1.0 / tc, tc * n as f64 / tk
+            n.trailing_zeros(),
+            tk * 1e3,
+            n as f64 / tk,
+            bound,
+            n as f64 / tk / bound,
+            1.0 / tc,
+            tc * n as f64 / tk
         );
     }
     if std::env::args().any(|a| a == "resident") {
@@ -146,7 +159,14 @@ fn main() {
             let r = if pow { 1 } else { 3 };
             let cpu = per_call(r, || on_cpu(|| if pow { batch::powm(&xa, &xb, mv) } else { batch::mulmod(&xa, &xb, mv) }.unwrap()), |_| ());
             let gpu = per_call(r, || runtime::install(|| zmod::batch(&xa, &xb, &m, pow).unwrap()), |_| ());
-            println!("| {} | {bits} | {} | 2^{logn} | {:.3} | {:.3} | {:.2} |", if pow { "powm" } else { "mulmod" }, if pow { ebits.to_string() } else { "–".into() }, cpu * 1e3, gpu * 1e3, cpu / gpu);
+            println!(
+                "| {} | {bits} | {} | 2^{logn} | {:.3} | {:.3} | {:.2} |",
+                if pow { "powm" } else { "mulmod" },
+                if pow { ebits.to_string() } else { "–".into() },
+                cpu * 1e3,
+                gpu * 1e3,
+                cpu / gpu
+            );
         }
     }
 }

@@ -66,14 +66,28 @@ fn main() {
         let sync = |v: &ZVec| v.synchronize().unwrap();
         let (t, h) = per_call_host(reps, || ZVec::mul(&rp, &a, &b).unwrap(), sync);
         let bytes = (n * (4 * l) * 8 + 3 * n) as f64;
-        println!("| {bits} | mul | {:.4} | {:.1} | {:.3e} | {:.0} | {cg_mul:.3e} | {:.2} |", t * 1e3, h * 1e6, n as f64 / t, bytes / t / 1e9, n as f64 / t / cg_mul);
+        println!(
+            "| {bits} | mul | {:.4} | {:.1} | {:.3e} | {:.0} | {cg_mul:.3e} | {:.2} |",
+            t * 1e3,
+            h * 1e6,
+            n as f64 / t,
+            bytes / t / 1e9,
+            n as f64 / t / cg_mul
+        );
         check(&ZVec::mul(&rp, &a, &b).unwrap(), &batch::mul(&xa, &xb).unwrap().views(), "mul");
         if mode == "mul" {
             continue;
         }
         let (t, h) = per_call_host(reps, || ZVec::add(&rs, &a, &b).unwrap(), sync);
         let bytes = (n * (3 * l + 1) * 8 + 3 * n) as f64;
-        println!("| {bits} | add | {:.4} | {:.1} | {:.3e} | {:.0} | {cg_add:.3e} | {:.2} |", t * 1e3, h * 1e6, n as f64 / t, bytes / t / 1e9, n as f64 / t / cg_add);
+        println!(
+            "| {bits} | add | {:.4} | {:.1} | {:.3e} | {:.0} | {cg_add:.3e} | {:.2} |",
+            t * 1e3,
+            h * 1e6,
+            n as f64 / t,
+            bytes / t / 1e9,
+            n as f64 / t / cg_add
+        );
         check(&ZVec::add(&rs, &a, &b).unwrap(), &batch::add(&xa, &xb).unwrap().views(), "add");
         // a difference into `bits` bits may overflow: the flag is read back every call
         let rd = ZVec::zeros_on(n, bits, true).unwrap();
@@ -86,7 +100,19 @@ fn main() {
     println!("\nEnd to end from host integers: a zvec chain set a, set b, mul, get (word-major packing) in host memory (CPU, {} threads) and in device memory (GPU, PCIe both ways), and the plain batch product batch::mul (GMP mpn per element, the CPU path of gpmp_mpz_mul_n):\n", runtime::num_threads());
     println!("| bits | n | batch::mul ms | CPU zvec ms | GPU zvec ms | CPU zvec / GPU zvec |");
     println!("|---|---|---|---|---|---|");
-    for (bits, logn) in [(256u64, 14usize), (256, 16), (256, 18), (256, 20), (1024, 12), (1024, 14), (1024, 16), (1024, 18), (1024, 20), (2048, 20), (4096, 18)] {
+    for (bits, logn) in [
+        (256u64, 14usize),
+        (256, 16),
+        (256, 18),
+        (256, 20),
+        (1024, 12),
+        (1024, 14),
+        (1024, 16),
+        (1024, 18),
+        (1024, 20),
+        (2048, 20),
+        (4096, 18),
+    ] {
         let n = 1usize << logn;
         let l = (bits / 64) as usize;
         let (ma, sa) = random(&mut rng, n, bits, true);

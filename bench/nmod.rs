@@ -144,10 +144,15 @@ fn ntt_table(p50: u64, p62: u64, threads: usize) {
     let only_p: Option<u32> = std::env::var("NMOD_P").ok().and_then(|v| v.parse().ok());
     println!("## gpmp nmod NTT vs tfhe-ntt ({threads} thread(s))\n");
     println!("p50 = {p50} (2-adicity {}), p62 = {p62} (2-adicity {})\n", (p50 - 1).trailing_zeros(), (p62 - 1).trailing_zeros());
-    println!("Medians of interleaved runs (tfhe-ntt, gpmp ntt, gpmp intt, tfhe-ntt + bit reversal, copy), {},", if threads > 1 { "wall time" } else { "process CPU time" });
+    println!(
+        "Medians of interleaved runs (tfhe-ntt, gpmp ntt, gpmp intt, tfhe-ntt + bit reversal, copy), {},",
+        if threads > 1 { "wall time" } else { "process CPU time" }
+    );
     println!("copy subtracted; ratio = gpmp ntt / tfhe-ntt of the medians, and (per round) the median of the");
     println!("rounds' ratios; the last column is gpmp ntt / (tfhe-ntt + bit reversal), both in natural order.\n");
-    println!("| n | p | tfhe-ntt fwd (us) | gpmp ntt (us) | ratio | per round | gpmp intt (us) | tfhe-ntt + bit reversal (us) | ratio to it |");
+    println!(
+        "| n | p | tfhe-ntt fwd (us) | gpmp ntt (us) | ratio | per round | gpmp intt (us) | tfhe-ntt + bit reversal (us) | ratio to it |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|");
     for p in [p50, p62] {
         if only_p.is_some_and(|b| b != 64 - p.leading_zeros()) {
@@ -189,7 +194,12 @@ fn ntt_table(p50: u64, p62: u64, threads: usize) {
                 let c = median(t_copy);
                 let (a, o, i) = ((median(t_tfhe) - c) * 1e6, (median(t_ours) - c) * 1e6, (median(t_inv) - c) * 1e6);
                 let r = (median(t_rev) - c) * 1e6;
-                println!("| 2^{lg} | {}-bit | {a:.0} | {o:.0} | {:.2} | {rounds:.2} | {i:.0} | {r:.0} | {:.2} |", 64 - p.leading_zeros(), o / a, o / r);
+                println!(
+                    "| 2^{lg} | {}-bit | {a:.0} | {o:.0} | {:.2} | {rounds:.2} | {i:.0} | {r:.0} | {:.2} |",
+                    64 - p.leading_zeros(),
+                    o / a,
+                    o / r
+                );
             });
         }
     }

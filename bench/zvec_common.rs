@@ -59,6 +59,13 @@ pub fn device_or_exit() -> Arc<Device> {
             std::process::exit(2);
         }
     };
-    println!("device: {} (sm_{}{}), driver {}, {} host threads\n", dev.name, dev.cc.0, dev.cc.1, dev.driver_version, runtime::num_threads());
+    println!(
+        "device: {} (sm_{}{}), driver {}, {} host threads\n",
+        dev.name,
+        dev.cc.0,
+        dev.cc.1,
+        dev.driver_version,
+        runtime::num_threads()
+    );
     dev
 }

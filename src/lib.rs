@@ -8,8 +8,8 @@
 //! - [`gpu`]: the CUDA backend (devices, NVRTC kernels, GPU NTTs), loaded at run time;
 //! - `ffi`: the C ABI (`include/gpmp.h`), the only place that sees `mpz_t`.
 pub mod error;
-pub mod gpu;
 pub mod gfpf;
+pub mod gpu;
 pub mod int;
 pub mod nmod;
 pub mod runtime;

@@ -24,13 +24,8 @@ struct Pool {
 fn pool_cell() -> &'static RwLock<Pool> {
     static POOL: OnceLock<RwLock<Pool>> = OnceLock::new();
     POOL.get_or_init(|| {
-        let requested = std::env::var("GPMP_NUM_THREADS")
-            .ok()
-            .and_then(|s| s.trim().parse::<usize>().ok())
-            .unwrap_or(0);
-        let pool = build_pool(requested)
-            .or_else(|_| build_pool(1))
-            .expect("gpmp: cannot start even one worker thread");
+        let requested = std::env::var("GPMP_NUM_THREADS").ok().and_then(|s| s.trim().parse::<usize>().ok()).unwrap_or(0);
+        let pool = build_pool(requested).or_else(|_| build_pool(1)).expect("gpmp: cannot start even one worker thread");
         RwLock::new(Pool { pool })
     })
 }

@@ -53,9 +53,7 @@ fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
 
 /// Runs `cmd` and asserts exit status 0; returns its output.
 fn run(cmd: &mut Command) -> Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{cmd:?} failed ({}):\n{text}", out.status);
     print!("{text}");

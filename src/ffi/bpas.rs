@@ -8,7 +8,7 @@
 //! no coefficient). Results are normalised: lt is the true degree. Failures (bad struct, out of
 //! memory) leave the outputs unchanged and set `gpmp_last_error`; the pointer-returning calls return
 //! NULL then.
-use super::mpz::{views_of_array, write_slab, mpz_t, SendPtr};
+use super::mpz::{mpz_t, views_of_array, write_slab, SendPtr};
 use super::status::{guard, guard_value};
 use crate::int::{IntRef, ZSlab};
 use crate::zpoly::{self, Alg};

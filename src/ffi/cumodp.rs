@@ -218,7 +218,9 @@ mod gpu_tests {
                 assert_eq!(cpu.0, gpmp_status::GPMP_SUCCESS);
                 // the CPU route is independent of the NTT one: check a few coefficients naively
                 for i in [0usize, dh as usize / 2, dh as usize] {
-                    let want = (0..=i).filter(|&j| j <= df as usize && i - j <= dg as usize).fold(0u64, |acc, j| (acc + mulmod(f[j] as u64, g[i - j] as u64, p)) % p);
+                    let want = (0..=i)
+                        .filter(|&j| j <= df as usize && i - j <= dg as usize)
+                        .fold(0u64, |acc, j| (acc + mulmod(f[j] as u64, g[i - j] as u64, p)) % p);
                     assert_eq!(cpu.1[i] as u64, want, "p={p} df={df} dg={dg} i={i}");
                 }
                 assert!(on(2, &h0, &call) == cpu, "GPU fftmul p={p} df={df} dg={dg}");

@@ -50,22 +50,14 @@ fn field<'a>(f: *const gpmp_gfpf) -> Result<&'a Gfpf> {
 
 /// n·k words, or SizeTooLarge.
 fn words(n: usize, k: usize) -> Result<usize> {
-    n.checked_mul(k)
-        .filter(|&w| w <= isize::MAX as usize / 8)
-        .ok_or_else(|| Error::SizeTooLarge(format!("{n} elements of {k} digits")))
+    n.checked_mul(k).filter(|&w| w <= isize::MAX as usize / 8).ok_or_else(|| Error::SizeTooLarge(format!("{n} elements of {k} digits")))
 }
 
 /// Copies the n elements at x (in `lay`) into an element-major vector, checking that they are canonical.
 ///
 /// # Safety
 /// x points to n·k readable words (or is NULL, an error when n > 0).
-unsafe fn read(
-    f: &Gfpf,
-    x: *const u64,
-    n: usize,
-    lay: gpmp_layout,
-    what: &str,
-) -> Result<Vec<u64>> {
+unsafe fn read(f: &Gfpf, x: *const u64, n: usize, lay: gpmp_layout, what: &str) -> Result<Vec<u64>> {
     let k = f.k();
     let w = words(n, k)?;
     if n == 0 {
@@ -78,15 +70,11 @@ unsafe fn read(
     let mut v = try_zeroed(w)?;
     match lay {
         gpmp_layout::GPMP_LAYOUT_ROWS => v.copy_from_slice(src),
-        gpmp_layout::GPMP_LAYOUT_DIGITS => v
-            .par_chunks_mut(k)
-            .with_min_len(1024)
-            .enumerate()
-            .for_each(|(i, e)| {
-                for (j, d) in e.iter_mut().enumerate() {
-                    *d = src[j * n + i];
-                }
-            }),
+        gpmp_layout::GPMP_LAYOUT_DIGITS => v.par_chunks_mut(k).with_min_len(1024).enumerate().for_each(|(i, e)| {
+            for (j, d) in e.iter_mut().enumerate() {
+                *d = src[j * n + i];
+            }
+        }),
     }
     f.check_vec(&v, what)?;
     Ok(v)
@@ -116,13 +104,11 @@ unsafe fn write(z: *mut u64, v: &[u64], n: usize, k: usize, lay: gpmp_layout) {
 fn write_slice(dst: &mut [u64], v: &[u64], n: usize, k: usize, lay: gpmp_layout) {
     match lay {
         gpmp_layout::GPMP_LAYOUT_ROWS => dst.copy_from_slice(v),
-        gpmp_layout::GPMP_LAYOUT_DIGITS => {
-            dst.par_chunks_mut(n).enumerate().for_each(|(j, row)| {
-                for (i, d) in row.iter_mut().enumerate() {
-                    *d = v[i * k + j];
-                }
-            })
-        }
+        gpmp_layout::GPMP_LAYOUT_DIGITS => dst.par_chunks_mut(n).enumerate().for_each(|(j, row)| {
+            for (i, d) in row.iter_mut().enumerate() {
+                *d = v[i * k + j];
+            }
+        }),
     }
 }
 
@@ -130,22 +116,14 @@ fn write_slice(dst: &mut [u64], v: &[u64], n: usize, k: usize, lay: gpmp_layout)
 /// (r even, r ≥ 2); NULL with `gpmp_last_error` set otherwise. Free with `gpmp_gfpf_free`.
 #[no_mangle]
 pub extern "C" fn gpmp_gfpf_new(r: u64, k: c_uint) -> *mut gpmp_gfpf {
-    guard_value("gpmp_gfpf_new", std::ptr::null_mut(), || {
-        Ok(Box::into_raw(Box::new(gpmp_gfpf(Gfpf::new(
-            r, k as usize,
-        )?))))
-    })
+    guard_value("gpmp_gfpf_new", std::ptr::null_mut(), || Ok(Box::into_raw(Box::new(gpmp_gfpf(Gfpf::new(r, k as usize)?)))))
 }
 
 /// The Table 2.1 prime with k digits: k = 8 → P3 = (2^63 + 2^34)^8 + 1, k = 16 →
 /// P4 = (2^62 + 2^36)^16 + 1; also k = 2, 4, 32, 64, 128. NULL with `gpmp_last_error` otherwise.
 #[no_mangle]
 pub extern "C" fn gpmp_gfpf_builtin(k: c_uint) -> *mut gpmp_gfpf {
-    guard_value("gpmp_gfpf_builtin", std::ptr::null_mut(), || {
-        Ok(Box::into_raw(Box::new(gpmp_gfpf(Gfpf::builtin(
-            k as usize,
-        )?))))
-    })
+    guard_value("gpmp_gfpf_builtin", std::ptr::null_mut(), || Ok(Box::into_raw(Box::new(gpmp_gfpf(Gfpf::builtin(k as usize)?)))))
 }
 
 /// Frees a field (NULL is ignored).
@@ -194,13 +172,7 @@ pub unsafe extern "C" fn gpmp_gfpf_prime(F: *const gpmp_gfpf, p: mpz_ptr) {
 /// # Safety
 /// x holds n·k words; a holds n initialised mpz_t.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_gfpf_from_mpz(
-    F: *const gpmp_gfpf,
-    x: *mut u64,
-    a: *const mpz_t,
-    n: usize,
-    layout: RawLayout,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_gfpf_from_mpz(F: *const gpmp_gfpf, x: *mut u64, a: *const mpz_t, n: usize, layout: RawLayout) -> gpmp_status {
     guard("gpmp_gfpf_from_mpz", || {
         let (f, lay) = (field(F)?, parse_layout(layout)?);
         let k = f.k();
@@ -208,10 +180,7 @@ pub unsafe extern "C" fn gpmp_gfpf_from_mpz(
         let a = views_of_array(a, n, "a")?;
         let mut v = try_zeroed(words(n, k)?)?;
         runtime::install(|| {
-            v.par_chunks_mut(k)
-                .zip(a.par_iter())
-                .with_min_len(64)
-                .for_each(|(e, z)| f.from_limbs(e, z.neg, z.mag));
+            v.par_chunks_mut(k).zip(a.par_iter()).with_min_len(64).for_each(|(e, z)| f.from_limbs(e, z.neg, z.mag));
         });
         write(x, &v, n, k, lay);
         Ok(())
@@ -224,13 +193,7 @@ pub unsafe extern "C" fn gpmp_gfpf_from_mpz(
 /// # Safety
 /// a holds n initialised mpz_t; x holds n·k words.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_gfpf_to_mpz(
-    F: *const gpmp_gfpf,
-    a: *mut mpz_t,
-    x: *const u64,
-    n: usize,
-    layout: RawLayout,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_gfpf_to_mpz(F: *const gpmp_gfpf, a: *mut mpz_t, x: *const u64, n: usize, layout: RawLayout) -> gpmp_status {
     guard("gpmp_gfpf_to_mpz", || {
         let (f, lay) = (field(F)?, parse_layout(layout)?);
         let v = read(f, x, n, lay, "x")?;
@@ -283,10 +246,7 @@ unsafe fn binary(
             if matches!(gop, gpu_gfpf::Op::Mul) {
                 f.mul_n(&mut out, &xv, &yv); // eight elements per AVX-512 IFMA batch
             } else {
-                out.par_chunks_mut(k)
-                    .zip(xv.par_chunks(k).zip(yv.par_chunks(k)))
-                    .with_min_len(256)
-                    .for_each(|(o, (a, b))| op(f, o, a, b));
+                out.par_chunks_mut(k).zip(xv.par_chunks(k).zip(yv.par_chunks(k))).with_min_len(256).for_each(|(o, (a, b))| op(f, o, a, b));
             }
             Ok(())
         })?;
@@ -366,10 +326,7 @@ pub unsafe extern "C" fn gpmp_gfpf_mul_pow_r_n(
         let xv = read(f, x, n, lay, "x")?;
         let mut out = try_zeroed(xv.len())?;
         runtime::install(|| {
-            out.par_chunks_mut(k)
-                .zip(xv.par_chunks(k))
-                .with_min_len(256)
-                .for_each(|(o, a)| f.mul_pow_r(o, a, s as usize));
+            out.par_chunks_mut(k).zip(xv.par_chunks(k)).with_min_len(256).for_each(|(o, a)| f.mul_pow_r(o, a, s as usize));
         });
         write(z, &out, n, k, lay);
         Ok(())
@@ -382,11 +339,7 @@ pub unsafe extern "C" fn gpmp_gfpf_mul_pow_r_n(
 /// # Safety
 /// omega holds k words.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_gfpf_root_of_unity(
-    F: *const gpmp_gfpf,
-    N: usize,
-    omega: *mut u64,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_gfpf_root_of_unity(F: *const gpmp_gfpf, N: usize, omega: *mut u64) -> gpmp_status {
     let n = N;
     guard("gpmp_gfpf_root_of_unity", || {
         let f = field(F)?;
@@ -447,13 +400,7 @@ unsafe fn transform(
 /// # Safety
 /// x holds N·k words; omega holds k words.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_gfpf_dft(
-    F: *const gpmp_gfpf,
-    x: *mut u64,
-    N: usize,
-    omega: *const u64,
-    layout: RawLayout,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_gfpf_dft(F: *const gpmp_gfpf, x: *mut u64, N: usize, omega: *const u64, layout: RawLayout) -> gpmp_status {
     transform("gpmp_gfpf_dft", F, x, N, omega, layout, false)
 }
 
@@ -462,13 +409,7 @@ pub unsafe extern "C" fn gpmp_gfpf_dft(
 /// # Safety
 /// As `gpmp_gfpf_dft`.
 #[no_mangle]
-pub unsafe extern "C" fn gpmp_gfpf_idft(
-    F: *const gpmp_gfpf,
-    x: *mut u64,
-    N: usize,
-    omega: *const u64,
-    layout: RawLayout,
-) -> gpmp_status {
+pub unsafe extern "C" fn gpmp_gfpf_idft(F: *const gpmp_gfpf, x: *mut u64, N: usize, omega: *const u64, layout: RawLayout) -> gpmp_status {
     transform("gpmp_gfpf_idft", F, x, N, omega, layout, true)
 }
 
@@ -536,9 +477,7 @@ mod tests {
     }
 
     fn transpose(v: &[u64], n: usize, k: usize) -> Vec<u64> {
-        (0..k)
-            .flat_map(|j| (0..n).map(move |i| v[i * k + j]))
-            .collect()
+        (0..k).flat_map(|j| (0..n).map(move |i| v[i * k + j])).collect()
     }
 
     #[test]
@@ -558,9 +497,7 @@ mod tests {
                 let mut p = Mpzs::new(1);
                 gpmp_gfpf_prime(fp, &mut p.0[0]);
                 for (i, z) in a.0.iter_mut().enumerate() {
-                    let l: Vec<u64> = (0..2 * f.prime().len())
-                        .map(|_| rng.next() >> (rng.next() % 64))
-                        .collect();
+                    let l: Vec<u64> = (0..2 * f.prime().len()).map(|_| rng.next() >> (rng.next() % 64)).collect();
                     gmp::mpz_import(z, l.len(), -1, 8, 0, 0, l.as_ptr().cast());
                     match i {
                         0 => gmp::mpz_sub_ui(z, &p.0[0], 1),
@@ -573,27 +510,14 @@ mod tests {
                 }
                 let mut xr = vec![0u64; n * k];
                 let mut xd = vec![0u64; n * k];
-                assert_eq!(
-                    gpmp_gfpf_from_mpz(fp, xr.as_mut_ptr(), a.0.as_ptr(), n, ROWS),
-                    OK
-                );
-                assert_eq!(
-                    gpmp_gfpf_from_mpz(fp, xd.as_mut_ptr(), a.0.as_ptr(), n, DIGITS),
-                    OK
-                );
+                assert_eq!(gpmp_gfpf_from_mpz(fp, xr.as_mut_ptr(), a.0.as_ptr(), n, ROWS), OK);
+                assert_eq!(gpmp_gfpf_from_mpz(fp, xd.as_mut_ptr(), a.0.as_ptr(), n, DIGITS), OK);
                 assert_eq!(xd, transpose(&xr, n, k));
-                assert!(
-                    f.is_minus_one(&xr[..k])
-                        && f.is_minus_one(&xr[k..2 * k])
-                        && xr[2 * k..4 * k].iter().all(|&d| d == 0)
-                );
+                assert!(f.is_minus_one(&xr[..k]) && f.is_minus_one(&xr[k..2 * k]) && xr[2 * k..4 * k].iter().all(|&d| d == 0));
                 // to_mpz gives a mod p in both layouts.
                 for (lay, x) in [(ROWS, &xr), (DIGITS, &xd)] {
                     let mut b = Mpzs::new(n);
-                    assert_eq!(
-                        gpmp_gfpf_to_mpz(fp, b.0.as_mut_ptr(), x.as_ptr(), n, lay),
-                        OK
-                    );
+                    assert_eq!(gpmp_gfpf_to_mpz(fp, b.0.as_mut_ptr(), x.as_ptr(), n, lay), OK);
                     for i in 0..n {
                         let mut want = Mpzs::new(1);
                         gmp::mpz_mod(&mut want.0[0], &a.0[i], &p.0[0]);
@@ -602,47 +526,22 @@ mod tests {
                 }
                 // add/sub/mul in both layouts against the core, with z aliasing x.
                 let y: Vec<u64> = xr.chunks(k).rev().flatten().copied().collect();
-                type Exp = unsafe extern "C" fn(
-                    *const gpmp_gfpf,
-                    *mut u64,
-                    *const u64,
-                    *const u64,
-                    usize,
-                    RawLayout,
-                ) -> gpmp_status;
-                let ops: [(Exp, BinOp); 3] = [
-                    (gpmp_gfpf_add_n, Gfpf::add),
-                    (gpmp_gfpf_sub_n, Gfpf::sub),
-                    (gpmp_gfpf_mul_n, Gfpf::mul),
-                ];
+                type Exp = unsafe extern "C" fn(*const gpmp_gfpf, *mut u64, *const u64, *const u64, usize, RawLayout) -> gpmp_status;
+                let ops: [(Exp, BinOp); 3] = [(gpmp_gfpf_add_n, Gfpf::add), (gpmp_gfpf_sub_n, Gfpf::sub), (gpmp_gfpf_mul_n, Gfpf::mul)];
                 for (exp, core) in ops {
                     let mut want = vec![0u64; n * k];
                     for i in 0..n {
-                        core(
-                            f,
-                            &mut want[i * k..][..k],
-                            &xr[i * k..][..k],
-                            &y[i * k..][..k],
-                        );
+                        core(f, &mut want[i * k..][..k], &xr[i * k..][..k], &y[i * k..][..k]);
                     }
                     let mut zr = xr.clone();
-                    assert_eq!(
-                        exp(fp, zr.as_mut_ptr(), zr.as_ptr(), y.as_ptr(), n, ROWS),
-                        OK
-                    );
+                    assert_eq!(exp(fp, zr.as_mut_ptr(), zr.as_ptr(), y.as_ptr(), n, ROWS), OK);
                     assert_eq!(zr, want);
                     let (mut zd, yd) = (xd.clone(), transpose(&y, n, k));
-                    assert_eq!(
-                        exp(fp, zd.as_mut_ptr(), zd.as_ptr(), yd.as_ptr(), n, DIGITS),
-                        OK
-                    );
+                    assert_eq!(exp(fp, zd.as_mut_ptr(), zd.as_ptr(), yd.as_ptr(), n, DIGITS), OK);
                     assert_eq!(zd, transpose(&want, n, k));
                 }
                 let mut zr = vec![0u64; n * k];
-                assert_eq!(
-                    gpmp_gfpf_mul_pow_r_n(fp, zr.as_mut_ptr(), xr.as_ptr(), 2 * kk - 1, n, ROWS),
-                    OK
-                );
+                assert_eq!(gpmp_gfpf_mul_pow_r_n(fp, zr.as_mut_ptr(), xr.as_ptr(), 2 * kk - 1, n, ROWS), OK);
                 let mut want = vec![0u64; k];
                 f.mul_pow_r(&mut want, &xr[5 * k..][..k], 2 * k - 1);
                 assert_eq!(&zr[5 * k..][..k], &want[..]);
@@ -651,26 +550,17 @@ mod tests {
                 assert_eq!(gpmp_gfpf_root_of_unity(fp, n, w.as_mut_ptr()), OK);
                 let (mut dr, mut dd) = (xr.clone(), xd.clone());
                 assert_eq!(gpmp_gfpf_dft(fp, dr.as_mut_ptr(), n, w.as_ptr(), ROWS), OK);
-                assert_eq!(
-                    gpmp_gfpf_dft(fp, dd.as_mut_ptr(), n, w.as_ptr(), DIGITS),
-                    OK
-                );
+                assert_eq!(gpmp_gfpf_dft(fp, dd.as_mut_ptr(), n, w.as_ptr(), DIGITS), OK);
                 let mut core = xr.clone();
                 f.dft(&mut core, n, &w).unwrap();
                 assert_eq!(dr, core);
                 assert_eq!(dd, transpose(&core, n, k));
-                assert_eq!(
-                    gpmp_gfpf_idft(fp, dd.as_mut_ptr(), n, w.as_ptr(), DIGITS),
-                    OK
-                );
+                assert_eq!(gpmp_gfpf_idft(fp, dd.as_mut_ptr(), n, w.as_ptr(), DIGITS), OK);
                 assert_eq!(dd, xd);
                 // poly_mul, h aliasing f.
                 let mut h = vec![0u64; (2 * n - 1) * k];
                 h[..n * k].copy_from_slice(&xr);
-                assert_eq!(
-                    gpmp_gfpf_poly_mul(fp, h.as_mut_ptr(), h.as_ptr(), n, y.as_ptr(), n),
-                    OK
-                );
+                assert_eq!(gpmp_gfpf_poly_mul(fp, h.as_mut_ptr(), h.as_ptr(), n, y.as_ptr(), n), OK);
                 assert_eq!(h, f.poly_mul(&xr, &y).unwrap());
                 gpmp_gfpf_free(fp);
             }
@@ -681,14 +571,8 @@ mod tests {
     fn bad_inputs_give_statuses() {
         unsafe {
             assert!(gpmp_gfpf_new(8, 2).is_null()); // 65
-            assert!(!std::ffi::CStr::from_ptr(gpmp_last_error())
-                .to_bytes()
-                .is_empty());
-            assert!(
-                gpmp_gfpf_new(6, 3).is_null()
-                    && gpmp_gfpf_new(6, 512).is_null()
-                    && gpmp_gfpf_builtin(256).is_null()
-            );
+            assert!(!std::ffi::CStr::from_ptr(gpmp_last_error()).to_bytes().is_empty());
+            assert!(gpmp_gfpf_new(6, 3).is_null() && gpmp_gfpf_new(6, 512).is_null() && gpmp_gfpf_builtin(256).is_null());
             let fp = gpmp_gfpf_new(6, 2); // 37
             assert!(!fp.is_null());
             gpmp_gfpf_free(fp);
@@ -699,77 +583,28 @@ mod tests {
             let mut bad = x.clone();
             bad[k] = r; // digit = r outside the special form
             let mut z = vec![7u64; 4 * k];
-            assert_eq!(
-                gpmp_gfpf_add_n(fp, z.as_mut_ptr(), bad.as_ptr(), x.as_ptr(), 4, ROWS),
-                INVALID
-            );
-            assert_eq!(
-                gpmp_gfpf_mul_n(fp, z.as_mut_ptr(), x.as_ptr(), x.as_ptr(), 4, RawLayout(2)),
-                INVALID
-            );
-            assert_eq!(
-                gpmp_gfpf_mul_n(
-                    std::ptr::null(),
-                    z.as_mut_ptr(),
-                    x.as_ptr(),
-                    x.as_ptr(),
-                    4,
-                    ROWS
-                ),
-                INVALID
-            );
-            assert_eq!(
-                gpmp_gfpf_sub_n(fp, z.as_mut_ptr(), std::ptr::null(), x.as_ptr(), 4, ROWS),
-                INVALID
-            );
-            assert_eq!(
-                gpmp_gfpf_sub_n(fp, std::ptr::null_mut(), x.as_ptr(), x.as_ptr(), 4, ROWS),
-                INVALID
-            );
-            assert_eq!(
-                gpmp_gfpf_mul_pow_r_n(fp, z.as_mut_ptr(), x.as_ptr(), 16, 4, ROWS),
-                INVALID
-            );
+            assert_eq!(gpmp_gfpf_add_n(fp, z.as_mut_ptr(), bad.as_ptr(), x.as_ptr(), 4, ROWS), INVALID);
+            assert_eq!(gpmp_gfpf_mul_n(fp, z.as_mut_ptr(), x.as_ptr(), x.as_ptr(), 4, RawLayout(2)), INVALID);
+            assert_eq!(gpmp_gfpf_mul_n(std::ptr::null(), z.as_mut_ptr(), x.as_ptr(), x.as_ptr(), 4, ROWS), INVALID);
+            assert_eq!(gpmp_gfpf_sub_n(fp, z.as_mut_ptr(), std::ptr::null(), x.as_ptr(), 4, ROWS), INVALID);
+            assert_eq!(gpmp_gfpf_sub_n(fp, std::ptr::null_mut(), x.as_ptr(), x.as_ptr(), 4, ROWS), INVALID);
+            assert_eq!(gpmp_gfpf_mul_pow_r_n(fp, z.as_mut_ptr(), x.as_ptr(), 16, 4, ROWS), INVALID);
             assert_eq!(z, vec![7u64; 4 * k], "outputs untouched on error");
             let mut w = vec![0u64; k];
             assert_eq!(gpmp_gfpf_root_of_unity(fp, 8, w.as_mut_ptr()), INVALID); // N < 2k
             assert_eq!(gpmp_gfpf_root_of_unity(fp, 48, w.as_mut_ptr()), INVALID);
-            assert_eq!(
-                gpmp_gfpf_root_of_unity(fp, 16, std::ptr::null_mut()),
-                INVALID
-            );
+            assert_eq!(gpmp_gfpf_root_of_unity(fp, 16, std::ptr::null_mut()), INVALID);
             assert_eq!(gpmp_gfpf_root_of_unity(fp, 16, w.as_mut_ptr()), OK);
             let mut y = vec![0u64; 16 * k];
-            assert_eq!(
-                gpmp_gfpf_dft(fp, y.as_mut_ptr(), 12, w.as_ptr(), ROWS),
-                INVALID
-            );
-            assert_eq!(
-                gpmp_gfpf_dft(fp, y.as_mut_ptr(), 16, std::ptr::null(), ROWS),
-                INVALID
-            );
+            assert_eq!(gpmp_gfpf_dft(fp, y.as_mut_ptr(), 12, w.as_ptr(), ROWS), INVALID);
+            assert_eq!(gpmp_gfpf_dft(fp, y.as_mut_ptr(), 16, std::ptr::null(), ROWS), INVALID);
             let w2 = (*fp).0.pow_u64(&w, 2);
-            assert_eq!(
-                gpmp_gfpf_dft(fp, y.as_mut_ptr(), 16, w2.as_ptr(), ROWS),
-                INVALID
-            ); // not primitive
-            assert_eq!(
-                gpmp_gfpf_idft(fp, y.as_mut_ptr(), 16, w.as_ptr(), RawLayout(-1)),
-                INVALID
-            );
+            assert_eq!(gpmp_gfpf_dft(fp, y.as_mut_ptr(), 16, w2.as_ptr(), ROWS), INVALID); // not primitive
+            assert_eq!(gpmp_gfpf_idft(fp, y.as_mut_ptr(), 16, w.as_ptr(), RawLayout(-1)), INVALID);
             let mut a = Mpzs::new(4);
-            assert_eq!(
-                gpmp_gfpf_to_mpz(fp, a.0.as_mut_ptr(), bad.as_ptr(), 4, ROWS),
-                INVALID
-            );
-            assert_eq!(
-                gpmp_gfpf_from_mpz(fp, std::ptr::null_mut(), a.0.as_ptr(), 4, ROWS),
-                INVALID
-            );
-            assert_eq!(
-                gpmp_gfpf_poly_mul(fp, z.as_mut_ptr(), bad.as_ptr(), 4, x.as_ptr(), 1),
-                INVALID
-            );
+            assert_eq!(gpmp_gfpf_to_mpz(fp, a.0.as_mut_ptr(), bad.as_ptr(), 4, ROWS), INVALID);
+            assert_eq!(gpmp_gfpf_from_mpz(fp, std::ptr::null_mut(), a.0.as_ptr(), 4, ROWS), INVALID);
+            assert_eq!(gpmp_gfpf_poly_mul(fp, z.as_mut_ptr(), bad.as_ptr(), 4, x.as_ptr(), 1), INVALID);
             assert_eq!(gpmp_gfpf_k(std::ptr::null()), 0);
             gpmp_gfpf_free(fp);
             gpmp_gfpf_free(std::ptr::null_mut());
@@ -812,7 +647,8 @@ mod gpu_tests {
                             outs.push(d.clone());
                             assert_eq!(gpmp_gfpf_idft(fp, d.as_mut_ptr(), n, w.as_ptr(), lay), gpmp_status::GPMP_SUCCESS);
                             assert!(d == x, "round trip backend {b}");
-                            type Exp = unsafe extern "C" fn(*const gpmp_gfpf, *mut u64, *const u64, *const u64, usize, RawLayout) -> gpmp_status;
+                            type Exp =
+                                unsafe extern "C" fn(*const gpmp_gfpf, *mut u64, *const u64, *const u64, usize, RawLayout) -> gpmp_status;
                             for e in [gpmp_gfpf_add_n as Exp, gpmp_gfpf_sub_n, gpmp_gfpf_mul_n] {
                                 let mut z = x.clone();
                                 assert_eq!(e(fp, z.as_mut_ptr(), z.as_ptr(), y.as_ptr(), n, lay), gpmp_status::GPMP_SUCCESS);

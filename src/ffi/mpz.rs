@@ -378,7 +378,13 @@ mod tests {
                     let m = &mut mags[i * stride..(i + 1) * stride];
                     let used = (i * 7 + rng.below(3) as usize) % (stride + 1);
                     for (t, l) in m.iter_mut().enumerate() {
-                        *l = if t >= used { 0 } else if i % 5 == 0 { u64::MAX } else { rng.next() | 1 };
+                        *l = if t >= used {
+                            0
+                        } else if i % 5 == 0 {
+                            u64::MAX
+                        } else {
+                            rng.next() | 1
+                        };
                     }
                     neg[i] = u8::from(rng.below(2) == 1 || used == 0);
                     let v = IntRef::new(neg[i] != 0, m);

@@ -1,7 +1,7 @@
 //! `gpmp_mpz_*_n` (element-wise over `mpz_t` arrays, plain and modulo one shared m > 1) and
 //! `gpmp_mpz_mul` / `gpmp_mpz_sqr` (one big product by `int::mul_mag`).
-use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, view, views_of_array, write_ints, write_list};
 use super::gpmp_status;
+use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, view, views_of_array, write_ints, write_list};
 use super::status::guard;
 use crate::int::{batch, gpu_route, IntRef, ZList};
 use crate::{invalid, runtime, Error, Result};

@@ -182,7 +182,8 @@ mod gpu_tests {
     fn c_api_transforms_agree_on_both_backends() {
         let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
         let mut r = rng(5);
-        let primes = [fourier_primes(31, 24, 1)[0], fourier_primes(50, 30, 1)[0], fourier_primes(62, 30, 1)[0], fourier_primes(63, 32, 1)[0]];
+        let primes =
+            [fourier_primes(31, 24, 1)[0], fourier_primes(50, 30, 1)[0], fourier_primes(62, 30, 1)[0], fourier_primes(63, 32, 1)[0]];
         for p in primes {
             for (logn, count) in [(1u32, 7usize), (4, 3), (12, 2), (13, 3), (14, 1), (17, 9), (20, 1)] {
                 let n = 1usize << logn;

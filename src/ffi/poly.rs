@@ -1,7 +1,9 @@
 //! `gpmp_poly_mul*`: dense Z\[x\] multiplication over `mpz_t` arrays and arrays of pointers.
-use super::mpz::{array_slots, check_slots, recycle_views, views_and_bits, views_of_ptrs, write_product, write_slab, mpz_ptr, mpz_srcptr, mpz_t, SendPtr};
-use super::status::guard;
 use super::gpmp_status;
+use super::mpz::{
+    array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, recycle_views, views_and_bits, views_of_ptrs, write_product, write_slab, SendPtr,
+};
+use super::status::guard;
 use crate::int::IntRef;
 use crate::zpoly::{self, Alg};
 use crate::{invalid, runtime, Result};

@@ -1,8 +1,8 @@
 //! Version, error strings, thread count and backend.
-use super::status::{guard, guard_value, last_error_ptr};
 use super::gpmp_status;
-use crate::runtime::{self, Backend};
+use super::status::{guard, guard_value, last_error_ptr};
 use crate::invalid;
+use crate::runtime::{self, Backend};
 use std::ffi::{c_char, c_int};
 
 /// Where the heavy work runs (`GPMP_BACKEND=auto|cpu|gpu` is the default).

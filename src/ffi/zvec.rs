@@ -3,9 +3,9 @@
 //! with the GPU backend, or with AUTO for large vectors when a GPU is usable; host memory
 //! otherwise). Every operation that would not fit its destination
 //! returns `GPMP_SIZE_TOO_LARGE` and changes nothing; r may be a or b.
+use super::gpmp_status;
 use super::mpz::{array_slots, check_slots, mpz_srcptr, mpz_t, views_of_array, write_list};
 use super::mpz_n::view_arg;
-use super::gpmp_status;
 use super::status::{guard, guard_value};
 use crate::int::ZVec;
 use crate::{invalid, runtime, Result};
@@ -154,11 +154,13 @@ mod tests {
     impl Arr {
         fn new(n: usize) -> Self {
             // SAFETY: mpz_init initialises each.
-            Arr((0..n).map(|_| unsafe {
-                let mut z = MaybeUninit::uninit();
-                gmp::mpz_init(z.as_mut_ptr());
-                z.assume_init()
-            }).collect())
+            Arr((0..n)
+                .map(|_| unsafe {
+                    let mut z = MaybeUninit::uninit();
+                    gmp::mpz_init(z.as_mut_ptr());
+                    z.assume_init()
+                })
+                .collect())
         }
 
         /// n integers of at most `bits` bits: random, all ones, powers of two, zero, ±1.

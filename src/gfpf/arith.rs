@@ -53,12 +53,7 @@ impl RDiv {
         let (n3, n2, n1, n0) = if sh == 0 {
             (0, t[2], t[1], t[0])
         } else {
-            (
-                t[2] >> (64 - sh),
-                (t[2] << sh) | (t[1] >> (64 - sh)),
-                (t[1] << sh) | (t[0] >> (64 - sh)),
-                t[0] << sh,
-            )
+            (t[2] >> (64 - sh), (t[2] << sh) | (t[1] >> (64 - sh)), (t[1] << sh) | (t[0] >> (64 - sh)), t[0] << sh)
         };
         // n3 < 2^sh ≤ d, so the top quotient word is 0 and the remainder starts at n3.
         let rem = if n3 == 0 && n2 < self.d {
@@ -292,25 +287,18 @@ impl Gfpf {
         let k = self.k;
         assert!(x.len() == z.len() && y.len() == z.len() && z.len().is_multiple_of(k));
         let simd = super::simd::mul_available(self);
-        z.par_chunks_mut(8 * k)
-            .zip(x.par_chunks(8 * k).zip(y.par_chunks(8 * k)))
-            .with_min_len(32)
-            .for_each(|(zc, (xc, yc))| {
-                if simd && zc.len() == 8 * k {
-                    zc.copy_from_slice(xc);
-                    let w = std::array::from_fn(|l| yc[l * k..].as_ptr());
-                    // SAFETY: yc holds eight elements.
-                    unsafe { super::simd::mul8(self, zc, &w) };
-                } else {
-                    for ((ze, xe), ye) in zc
-                        .chunks_exact_mut(k)
-                        .zip(xc.chunks_exact(k))
-                        .zip(yc.chunks_exact(k))
-                    {
-                        self.mul(ze, xe, ye);
-                    }
+        z.par_chunks_mut(8 * k).zip(x.par_chunks(8 * k).zip(y.par_chunks(8 * k))).with_min_len(32).for_each(|(zc, (xc, yc))| {
+            if simd && zc.len() == 8 * k {
+                zc.copy_from_slice(xc);
+                let w = std::array::from_fn(|l| yc[l * k..].as_ptr());
+                // SAFETY: yc holds eight elements.
+                unsafe { super::simd::mul8(self, zc, &w) };
+            } else {
+                for ((ze, xe), ye) in zc.chunks_exact_mut(k).zip(xc.chunks_exact(k)).zip(yc.chunks_exact(k)) {
+                    self.mul(ze, xe, ye);
                 }
-            });
+            }
+        });
     }
 
     /// z = x·y (plain negacyclic product, Θ(k²) word products; see the module doc).
@@ -340,11 +328,7 @@ impl Gfpf {
             nhi += o as u64;
         }
         let (lo, b) = plo.overflowing_sub(nlo);
-        [
-            lo as u64,
-            (lo >> 64) as u64,
-            phi.wrapping_sub(nhi).wrapping_sub(b as u64),
-        ]
+        [lo as u64, (lo >> 64) as u64, phi.wrapping_sub(nhi).wrapping_sub(b as u64)]
     }
 
     #[inline(always)]
@@ -373,9 +357,7 @@ impl Gfpf {
             let [l0, l1, hi] = u(j);
             let lo = (l1 as u128) << 64 | l0 as u128;
             let (lo, c) = lo.overflowing_add(carry as u128);
-            let hi = hi
-                .wrapping_add(c as u64)
-                .wrapping_add(if carry < 0 { u64::MAX } else { 0 });
+            let hi = hi.wrapping_add(c as u64).wrapping_add(if carry < 0 { u64::MAX } else { 0 });
             let (q, s) = self.div.floor_divmod([lo as u64, (lo >> 64) as u64, hi]);
             *zj = s;
             carry = q;
@@ -527,11 +509,7 @@ mod tests {
             let mut z = vec![0u64; k];
             for t in 0..200 {
                 let x = super::super::testing::random(&f, &mut rng);
-                let y = if t % 4 == 0 {
-                    vec![f.radix() - 1; k]
-                } else {
-                    super::super::testing::random(&f, &mut rng)
-                };
+                let y = if t % 4 == 0 { vec![f.radix() - 1; k] } else { super::super::testing::random(&f, &mut rng) };
                 let mut want = Mpz::new();
                 // SAFETY: initialised.
                 unsafe {
@@ -558,8 +536,7 @@ mod tests {
             for y in &els {
                 let vy = value(f, y);
                 let mut want = Mpz::new();
-                type Op =
-                    unsafe extern "C" fn(*mut gmp::mpz_t, *const gmp::mpz_t, *const gmp::mpz_t);
+                type Op = unsafe extern "C" fn(*mut gmp::mpz_t, *const gmp::mpz_t, *const gmp::mpz_t);
                 type Core = fn(&super::Gfpf, &mut [u64], &[u64], &[u64]);
                 let ops: [(&str, Core, Op); 5] = [
                     ("add", super::Gfpf::add, gmp::mpz_add),
@@ -575,10 +552,7 @@ mod tests {
                         gop(&mut want.0, &vx.0, &vy.0);
                         gmp::mpz_mod(&mut want.0, &want.0, &p.0);
                     }
-                    assert!(
-                        f.is_canonical(&z),
-                        "{name} not canonical, r = {r} k = {k}: {x:?} {y:?} -> {z:?}"
-                    );
+                    assert!(f.is_canonical(&z), "{name} not canonical, r = {r} k = {k}: {x:?} {y:?} -> {z:?}");
                     assert_eq!(z, digits(f, &want), "{name}, r = {r} k = {k}: {x:?} {y:?}");
                 }
             }
@@ -593,10 +567,7 @@ mod tests {
                     gmp::mpz_mul(&mut want.0, &want.0, &vx.0);
                     gmp::mpz_mod(&mut want.0, &want.0, &p.0);
                 }
-                assert!(
-                    eq(&value(f, &z), &want) && f.is_canonical(&z),
-                    "mul_pow_r s = {s}, r = {r} k = {k}: {x:?} -> {z:?}"
-                );
+                assert!(eq(&value(f, &z), &want) && f.is_canonical(&z), "mul_pow_r s = {s}, r = {r} k = {k}: {x:?} -> {z:?}");
             }
             f.neg(&mut z, x);
             let mut want = Mpz::new();
@@ -683,10 +654,7 @@ mod tests {
                 f.to_limbs(&mut back, &z);
                 // SAFETY: initialised.
                 unsafe { gmp::mpz_mod(&mut a.0, &a.0, &p.0) };
-                assert!(
-                    eq(&super::super::testing::limbs_mpz(&back), &a),
-                    "to_limbs t = {t}"
-                );
+                assert!(eq(&super::super::testing::limbs_mpz(&back), &a), "to_limbs t = {t}");
             }
         }
     }

@@ -50,15 +50,8 @@ impl CrtMul {
             have += (p as f64).log2();
         }
         debug_assert!(have > need);
-        let plans = primes
-            .iter()
-            .map(|&p| plan(k, p))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Some(CrtMul {
-            plans,
-            mods: primes.iter().map(|&p| Modulus::new(p)).collect(),
-            crt: Crt::new(&primes),
-        }))
+        let plans = primes.iter().map(|&p| plan(k, p)).collect::<Result<Vec<_>>>()?;
+        Ok(Some(CrtMul { plans, mods: primes.iter().map(|&p| Modulus::new(p)).collect(), crt: Crt::new(&primes) }))
     }
 }
 
@@ -95,9 +88,7 @@ impl Gfpf {
             for (ri, ai) in res.iter_mut().zip(&a[..np]) {
                 *ri = ai[j];
             }
-            let neg = c
-                .crt
-                .signed(&res[..np], &mut v[..np], &mut mag[..c.crt.limbs()]);
+            let neg = c.crt.signed(&res[..np], &mut v[..np], &mut mag[..c.crt.limbs()]);
             // |u_j| < 2^137: three limbs, as 192-bit two's complement.
             let u = [mag[0], mag[1], mag[2]];
             if neg {

@@ -59,14 +59,7 @@ impl Twiddles {
         let Some(t0) = f.log_r(&pows[off + (n / m0) * f.k..][..f.k]) else {
             return Err(crate::Error::Internal("ω^(N/M) is not a power of r".into()));
         };
-        Ok(Twiddles {
-            n,
-            omega: omega.to_vec(),
-            pows,
-            off,
-            t0,
-            ninv: std::sync::OnceLock::new(),
-        })
+        Ok(Twiddles { n, omega: omega.to_vec(), pows, off, t0, ninv: std::sync::OnceLock::new() })
     }
 
     /// The table: ω^i at words [i·k, (i + 1)·k).
@@ -111,17 +104,15 @@ impl Gfpf {
     fn powers_into(&self, omega: &[u64], pows: &mut [u64]) {
         let k = self.k;
         const B: usize = 256;
-        pows.par_chunks_mut(B * k)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let mut w = self.pow_u64(omega, (c * B) as u64);
-                let mut t = vec![0u64; k];
-                for e in chunk.chunks_exact_mut(k) {
-                    e.copy_from_slice(&w);
-                    self.mul(&mut t, &w, omega);
-                    std::mem::swap(&mut w, &mut t);
-                }
-            });
+        pows.par_chunks_mut(B * k).enumerate().for_each(|(c, chunk)| {
+            let mut w = self.pow_u64(omega, (c * B) as u64);
+            let mut t = vec![0u64; k];
+            for e in chunk.chunks_exact_mut(k) {
+                e.copy_from_slice(&w);
+                self.mul(&mut t, &w, omega);
+                std::mem::swap(&mut w, &mut t);
+            }
+        });
     }
 }
 
@@ -201,11 +192,7 @@ impl Plan<'_> {
             let (half, step) = (len / 2, em * (m / len) % k2);
             for blk in x.chunks_exact_mut(len * k) {
                 let (lo, hi) = blk.split_at_mut(half * k);
-                for (j, (a, b)) in lo
-                    .chunks_exact_mut(k)
-                    .zip(hi.chunks_exact_mut(k))
-                    .enumerate()
-                {
+                for (j, (a, b)) in lo.chunks_exact_mut(k).zip(hi.chunks_exact_mut(k)).enumerate() {
                     self.f.butterfly(a, b, (step * j) & (k2 - 1), t);
                 }
             }
@@ -256,8 +243,7 @@ impl Plan<'_> {
         let batch = |bi: usize, tmp: &mut Vec<u64>| {
             let u0 = 8 * bi;
             let cnt = (lanes - u0).min(8);
-            let (mut sp, mut dp, mut step) =
-                ([std::ptr::null(); 8], [std::ptr::null_mut(); 8], [0; 8]);
+            let (mut sp, mut dp, mut step) = ([std::ptr::null(); 8], [std::ptr::null_mut(); 8], [0; 8]);
             for l in 0..cnt {
                 let (a, j) = ((u0 + l) >> lc, (u0 + l) & (c - 1));
                 // SAFETY: in the buffers of N elements (a·n2·c + j < N, a·c + j < N).
@@ -314,9 +300,7 @@ impl Plan<'_> {
             for l in 0..cnt {
                 for (b, e) in rows[l * len..][..len].chunks_exact_mut(k).enumerate() {
                     // SAFETY: lane l's element b (as above).
-                    e.copy_from_slice(unsafe {
-                        std::slice::from_raw_parts(sp[l].add(b * c * k), k)
-                    });
+                    e.copy_from_slice(unsafe { std::slice::from_raw_parts(sp[l].add(b * c * k), k) });
                     if b > 0 && step[l] != 0 {
                         self.f.mul(t, e, self.twiddle(step[l] * b));
                         e.copy_from_slice(t);
@@ -334,8 +318,7 @@ impl Plan<'_> {
             for l in 0..cnt {
                 for (b, e) in rows[l * len..][..len].chunks_exact(k).enumerate() {
                     // SAFETY: lane l's output element b (as above).
-                    unsafe { std::slice::from_raw_parts_mut(dp[l].add(b * n1 * c * k), k) }
-                        .copy_from_slice(e);
+                    unsafe { std::slice::from_raw_parts_mut(dp[l].add(b * n1 * c * k), k) }.copy_from_slice(e);
                 }
             }
         };
@@ -343,10 +326,7 @@ impl Plan<'_> {
             let mut tmp = Vec::new();
             (0..nb).for_each(|bi| batch(bi, &mut tmp));
         } else {
-            (0..nb)
-                .into_par_iter()
-                .with_min_len((GRAIN / (8 * n2 * k)).max(1))
-                .for_each_init(Vec::new, |tmp, bi| batch(bi, tmp));
+            (0..nb).into_par_iter().with_min_len((GRAIN / (8 * n2 * k)).max(1)).for_each_init(Vec::new, |tmp, bi| batch(bi, tmp));
         }
     }
 }
@@ -373,14 +353,7 @@ impl Gfpf {
 
     /// The DFT (or its unscaled inverse) of x; `simd`: the AVX-512 base DFTs where available.
     /// Returns the twiddle table used (none for N = 1).
-    fn transform(
-        &self,
-        x: &mut [u64],
-        n: usize,
-        omega: &[u64],
-        inverse: bool,
-        simd: bool,
-    ) -> Result<Option<Arc<Twiddles>>> {
+    fn transform(&self, x: &mut [u64], n: usize, omega: &[u64], inverse: bool, simd: bool) -> Result<Option<Arc<Twiddles>>> {
         self.check_dft(x, n, omega)?;
         if n == 1 {
             return Ok(None);
@@ -397,11 +370,7 @@ impl Gfpf {
             inverse,
             t0,
             m0,
-            max_base: if mul_simd {
-                simd::max_base(self)
-            } else {
-                2 * self.k
-            },
+            max_base: if mul_simd { simd::max_base(self) } else { 2 * self.k },
             stream: plan_simd && x.len() >= STREAM_MIN.load(Ordering::Relaxed),
         };
         // The second buffer from the process-wide pool (huge pages, no page faults or memset after
@@ -432,22 +401,20 @@ impl Gfpf {
             };
             let k = self.k;
             let simd = simd::mul_available(self);
-            x.par_chunks_mut(8 * k)
-                .with_min_len(GRAIN / (8 * k))
-                .for_each_init(
-                    || vec![0u64; k],
-                    |t, c| {
-                        if simd && c.len() == 8 * k {
-                            // SAFETY: ninv holds k words.
-                            unsafe { simd::mul8(self, c, &[ninv.as_ptr(); 8]) };
-                            return;
-                        }
-                        for e in c.chunks_exact_mut(k) {
-                            self.mul(t, e, &ninv);
-                            e.copy_from_slice(t);
-                        }
-                    },
-                );
+            x.par_chunks_mut(8 * k).with_min_len(GRAIN / (8 * k)).for_each_init(
+                || vec![0u64; k],
+                |t, c| {
+                    if simd && c.len() == 8 * k {
+                        // SAFETY: ninv holds k words.
+                        unsafe { simd::mul8(self, c, &[ninv.as_ptr(); 8]) };
+                        return;
+                    }
+                    for e in c.chunks_exact_mut(k) {
+                        self.mul(t, e, &ninv);
+                        e.copy_from_slice(t);
+                    }
+                },
+            );
         }
         Ok(())
     }
@@ -515,11 +482,7 @@ mod tests {
                     assert!(f.check_vec(&y, "y").is_ok());
                     let want = naive(&f, &x, n, &w);
                     for i in 0..n {
-                        assert!(
-                            eq(&value(&f, &y[i * k..(i + 1) * k]), &want[i]),
-                            "r = {} k = {k} N = {n}: X_{i}",
-                            f.radix()
-                        );
+                        assert!(eq(&value(&f, &y[i * k..(i + 1) * k]), &want[i]), "r = {} k = {k} N = {n}: X_{i}", f.radix());
                     }
                     f.idft(&mut y, n, &w).unwrap();
                     assert_eq!(y, x, "round trip r = {} k = {k} N = {n}", f.radix());
@@ -588,12 +551,8 @@ mod tests {
                 for case in 0..4 {
                     let x: Vec<u64> = match case {
                         0 => (0..n).flat_map(|_| m1.clone()).collect(),
-                        1 => (0..n)
-                            .flat_map(|j| if j == 0 { m1.clone() } else { vec![0; k] })
-                            .collect(),
-                        2 => (0..n)
-                            .flat_map(|j| els[(j * 5) % els.len()].clone())
-                            .collect(),
+                        1 => (0..n).flat_map(|j| if j == 0 { m1.clone() } else { vec![0; k] }).collect(),
+                        2 => (0..n).flat_map(|j| els[(j * 5) % els.len()].clone()).collect(),
                         _ => input(&f, &mut rng, n),
                     };
                     let mut y = x.clone();
@@ -604,10 +563,7 @@ mod tests {
                     if lg <= 7 || case == 3 {
                         let want = naive(&f, &x, n, &w);
                         for i in 0..n {
-                            assert!(
-                                eq(&value(&f, &y[i * k..(i + 1) * k]), &want[i]),
-                                "k = {k} N = {n} case {case}: X_{i}"
-                            );
+                            assert!(eq(&value(&f, &y[i * k..(i + 1) * k]), &want[i]), "k = {k} N = {n} case {case}: X_{i}");
                         }
                     }
                     let mut back = y.clone();

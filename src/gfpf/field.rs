@@ -148,17 +148,7 @@ impl Gfpf {
         if mag.len() >= pl {
             let mut q = vec![0u64; mag.len() - pl + 1];
             // SAFETY: sizes as mpn_tdiv_qr requires (nn ≥ dn ≥ 1, top limb of p nonzero).
-            unsafe {
-                gmp::mpn_tdiv_qr(
-                    q.as_mut_ptr(),
-                    rem.as_mut_ptr(),
-                    0,
-                    mag.as_ptr(),
-                    mag.len() as _,
-                    self.p.as_ptr(),
-                    pl as _,
-                )
-            };
+            unsafe { gmp::mpn_tdiv_qr(q.as_mut_ptr(), rem.as_mut_ptr(), 0, mag.as_ptr(), mag.len() as _, self.p.as_ptr(), pl as _) };
         } else {
             rem[..mag.len()].copy_from_slice(mag);
         }
@@ -212,19 +202,8 @@ impl Gfpf {
 
     /// The cached twiddle table for (N, ω) if any, else builds it with `make` and caches it
     /// (the two most recent tables are kept: at N = 2^20 a P4 table is 128 MiB).
-    pub(super) fn twiddles(
-        &self,
-        n: usize,
-        omega: &[u64],
-        make: impl FnOnce() -> Result<Twiddles>,
-    ) -> Result<Arc<Twiddles>> {
-        if let Some(t) = self
-            .tables
-            .lock()
-            .unwrap()
-            .iter()
-            .find(|t| t.n == n && t.omega == omega)
-        {
+    pub(super) fn twiddles(&self, n: usize, omega: &[u64], make: impl FnOnce() -> Result<Twiddles>) -> Result<Arc<Twiddles>> {
+        if let Some(t) = self.tables.lock().unwrap().iter().find(|t| t.n == n && t.omega == omega) {
             return Ok(t.clone());
         }
         let t = Arc::new(make()?);

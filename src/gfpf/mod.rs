@@ -26,11 +26,11 @@ pub mod root;
 mod simd;
 
 #[doc(hidden)]
+pub use fft::set_stream_min;
+#[doc(hidden)]
 pub use simd::set_enabled as set_simd;
 #[doc(hidden)]
 pub use simd::{set_base_cap, set_karatsuba};
-#[doc(hidden)]
-pub use fft::set_stream_min;
 
 pub use field::Gfpf;
 

@@ -26,25 +26,20 @@ impl Gfpf {
         let hlen = flen + glen - 1;
         if flen.min(glen) <= SCHOOLBOOK_MAX {
             let mut h = try_zeroed(hlen * k)?;
-            h.par_chunks_mut(k)
-                .enumerate()
-                .with_min_len(64)
-                .for_each_init(
-                    || vec![0u64; k],
-                    |t, (c, hc)| {
-                        for i in c.saturating_sub(glen - 1)..=c.min(flen - 1) {
-                            self.mul(t, &f[i * k..][..k], &g[(c - i) * k..][..k]);
-                            self.add_assign(hc, t);
-                        }
-                    },
-                );
+            h.par_chunks_mut(k).enumerate().with_min_len(64).for_each_init(
+                || vec![0u64; k],
+                |t, (c, hc)| {
+                    for i in c.saturating_sub(glen - 1)..=c.min(flen - 1) {
+                        self.mul(t, &f[i * k..][..k], &g[(c - i) * k..][..k]);
+                        self.add_assign(hc, t);
+                    }
+                },
+            );
             return Ok(h);
         }
         let n = hlen.next_power_of_two();
         if n.trailing_zeros() as u64 > self.two_adicity() {
-            return Err(Error::SizeTooLarge(format!(
-                "a product of {hlen} coefficients needs a DFT of size {n}, beyond 2^v2(p−1)"
-            )));
+            return Err(Error::SizeTooLarge(format!("a product of {hlen} coefficients needs a DFT of size {n}, beyond 2^v2(p−1)")));
         }
         let w = self.root_of_unity(n)?;
         let mut fa = try_zeroed(n * k)?;
@@ -75,19 +70,9 @@ mod tests {
         let mut rng = Rng(0x9011);
         for f in fields() {
             let k = f.k();
-            for (fl, gl) in [
-                (1usize, 1usize),
-                (1, 5),
-                (3, 2),
-                (17, 17),
-                (20, 33),
-                (70, 19),
-                (40, 40),
-            ] {
+            for (fl, gl) in [(1usize, 1usize), (1, 5), (3, 2), (17, 17), (20, 33), (70, 19), (40, 40)] {
                 if (fl + gl - 1).next_power_of_two().trailing_zeros() as u64 > f.two_adicity() {
-                    assert!(
-                        f.poly_mul(&vec![0; fl * k], &vec![0; gl * k]).is_err() || fl.min(gl) <= 16
-                    );
+                    assert!(f.poly_mul(&vec![0; fl * k], &vec![0; gl * k]).is_err() || fl.min(gl) <= 16);
                     continue;
                 }
                 let a: Vec<u64> = (0..fl).flat_map(|_| random(&f, &mut rng)).collect();
@@ -100,29 +85,21 @@ mod tests {
                 for c in 0..fl + gl - 1 {
                     let mut acc = crate::zpoly::testing::Mpz::new();
                     for i in c.saturating_sub(gl - 1)..=c.min(fl - 1) {
-                        let (x, y) = (
-                            super::super::testing::value(&f, &a[i * k..][..k]),
-                            super::super::testing::value(&f, &b[(c - i) * k..][..k]),
-                        );
+                        let (x, y) =
+                            (super::super::testing::value(&f, &a[i * k..][..k]), super::super::testing::value(&f, &b[(c - i) * k..][..k]));
                         // SAFETY: initialised.
                         unsafe { gmp_mpfr_sys::gmp::mpz_addmul(&mut acc.0, &x.0, &y.0) };
                     }
                     // SAFETY: initialised.
                     unsafe { gmp_mpfr_sys::gmp::mpz_mod(&mut acc.0, &acc.0, &p.0) };
                     assert!(
-                        super::super::testing::eq(
-                            &super::super::testing::value(&f, &h[c * k..][..k]),
-                            &acc
-                        ),
+                        super::super::testing::eq(&super::super::testing::value(&f, &h[c * k..][..k]), &acc),
                         "r = {} {fl}x{gl} coefficient {c}",
                         f.radix()
                     );
                 }
             }
         }
-        assert!(super::super::Gfpf::builtin(8)
-            .unwrap()
-            .poly_mul(&[0; 7], &[0; 8])
-            .is_err());
+        assert!(super::super::Gfpf::builtin(8).unwrap().poly_mul(&[0; 7], &[0; 8]).is_err());
     }
 }

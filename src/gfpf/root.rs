@@ -9,15 +9,7 @@ use crate::{invalid, Result};
 fn shr_limbs(a: &[u64], b: u64) -> Vec<u64> {
     let (w, s) = ((b / 64) as usize, (b % 64) as u32);
     let a = &a[w.min(a.len())..];
-    (0..a.len())
-        .map(|i| {
-            if s == 0 {
-                a[i]
-            } else {
-                (a[i] >> s) | a.get(i + 1).map_or(0, |&h| h << (64 - s))
-            }
-        })
-        .collect()
+    (0..a.len()).map(|i| if s == 0 { a[i] } else { (a[i] >> s) | a.get(i + 1).map_or(0, |&h| h << (64 - s)) }).collect()
 }
 
 impl Gfpf {
@@ -80,10 +72,7 @@ impl Gfpf {
     /// A primitive N-th root of unity, N a power of 2 with N | p − 1; ω^(N/2k) = r when N ≥ 2k.
     pub fn root_of_unity(&self, n: usize) -> Result<Vec<u64>> {
         if !n.is_power_of_two() || n.trailing_zeros() as u64 > self.two_adicity() {
-            return invalid!(
-                "N = {n} is not a power of 2 dividing p − 1 (v2(p − 1) = {})",
-                self.two_adicity()
-            );
+            return invalid!("N = {n} is not a power of 2 dividing p − 1 (v2(p − 1) = {})", self.two_adicity());
         }
         let k2 = 2 * self.k;
         if n <= k2 {
@@ -129,24 +118,12 @@ mod tests {
                 let n = 1usize << lg;
                 let w = f.root_of_unity(n).unwrap();
                 assert!(f.is_canonical(&w));
-                assert_eq!(
-                    f.pow_u64(&w, n as u64),
-                    f.from_u64(1),
-                    "ω^N = 1, N = {n}, r = {}",
-                    f.radix()
-                );
+                assert_eq!(f.pow_u64(&w, n as u64), f.from_u64(1), "ω^N = 1, N = {n}, r = {}", f.radix());
                 if n >= 2 {
-                    assert!(
-                        f.is_minus_one(&f.pow_u64(&w, n as u64 / 2)),
-                        "ω^(N/2) = −1, N = {n}"
-                    );
+                    assert!(f.is_minus_one(&f.pow_u64(&w, n as u64 / 2)), "ω^(N/2) = −1, N = {n}");
                 }
                 if n >= 2 * k {
-                    assert_eq!(
-                        f.pow_u64(&w, (n / (2 * k)) as u64),
-                        r1,
-                        "ω^(N/2k) = r, N = {n}"
-                    );
+                    assert_eq!(f.pow_u64(&w, (n / (2 * k)) as u64), r1, "ω^(N/2k) = r, N = {n}");
                 }
             }
             assert!(f.root_of_unity(3).is_err());

@@ -107,11 +107,7 @@ impl Twiddles {
     /// The k words of ω^(±step·e) (step·e taken mod n).
     fn ptr_at(&self, step: usize, e: usize, k: usize) -> *const u64 {
         let i = (step * e) & (self.n - 1);
-        let i = if self.inverse {
-            (self.n - i) & (self.n - 1)
-        } else {
-            i
-        };
+        let i = if self.inverse { (self.n - i) & (self.n - 1) } else { i };
         // SAFETY: i < n, the table holds n elements (caller of dft8).
         unsafe { self.table.add(i * k) }
     }
@@ -125,14 +121,7 @@ pub(super) fn base8(f: &Gfpf, x: &mut [u64], m: usize, em: usize) {
     let k = f.k;
     let src = std::array::from_fn(|l| x[l * m * k..].as_ptr());
     let dst = std::array::from_fn(|l| x[l * m * k..].as_mut_ptr());
-    let io = Lanes {
-        src,
-        src_step: k,
-        dst,
-        dst_step: k,
-        lanes: 8,
-        next: 0,
-    };
+    let io = Lanes { src, src_step: k, dst, dst_step: k, lanes: 8, next: 0 };
     // SAFETY: eight disjoint rows of m elements in x.
     unsafe { dft8(f, m, em, &io, None, None) };
 }
@@ -145,14 +134,7 @@ pub(super) fn base8(f: &Gfpf, x: &mut [u64], m: usize, em: usize) {
 /// # Safety
 /// stage holds 8·m·k readable words; every dst[l] + e·step (l < lanes, e < m) is 64-byte
 /// aligned and writable for k words; k is a multiple of 8; AVX-512F is available.
-pub(super) unsafe fn stream_out(
-    k: usize,
-    stage: *const u64,
-    dst: &[*mut u64; 8],
-    lanes: usize,
-    m: usize,
-    step: usize,
-) {
+pub(super) unsafe fn stream_out(k: usize, stage: *const u64, dst: &[*mut u64; 8], lanes: usize, m: usize, step: usize) {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
     unsafe fn run(k: usize, stage: *const u64, dst: &[*mut u64; 8], lanes: usize, m: usize, step: usize) {
@@ -181,11 +163,7 @@ pub(super) unsafe fn stream_out(
 /// The largest base size of [`dft8`] for this field: 4k where [`mul_available`]`(f)` and
 /// k ≤ 16 (the 4k-point bases), else 2k.
 pub(super) fn max_base(f: &Gfpf) -> usize {
-    let m = if f.k <= 16 && mul_available(f) {
-        4 * f.k
-    } else {
-        2 * f.k
-    };
+    let m = if f.k <= 16 && mul_available(f) { 4 * f.k } else { 2 * f.k };
     match BASE_CAP.load(Ordering::Relaxed) {
         0 => m,
         cap => m.min(cap.max(2 * f.k)),
@@ -207,14 +185,7 @@ pub(super) fn max_base(f: &Gfpf) -> usize {
 /// The lanes below `io.lanes` read m canonical elements and write m elements as [`Lanes`] says,
 /// the writes of different lanes disjoint; `tw`'s table holds its n elements; `root` holds k
 /// words (a canonical element) when m > 2k.
-pub(super) unsafe fn dft8(
-    f: &Gfpf,
-    m: usize,
-    em: usize,
-    io: &Lanes,
-    tw: Option<&Twiddles>,
-    root: Option<&[u64]>,
-) {
+pub(super) unsafe fn dft8(f: &Gfpf, m: usize, em: usize, io: &Lanes, tw: Option<&Twiddles>, root: Option<&[u64]>) {
     assert!(available(f) && m <= max_base(f) && m.is_power_of_two() && (1..=8).contains(&io.lanes));
     assert!(tw.is_none() || mul_available(f));
     assert!(m <= 2 * f.k || root.is_some_and(|w| w.len() == f.k));
@@ -281,10 +252,7 @@ impl Norm {
     #[target_feature(enable = "avx512f")]
     #[inline]
     fn split(self, h: __m512i, l: __m512i) -> (__m512i, __m512i) {
-        (
-            _mm512_add_epi64(h, _mm512_srai_epi64::<32>(l)),
-            _mm512_and_si512(l, self.mask),
-        )
+        (_mm512_add_epi64(h, _mm512_srai_epi64::<32>(l)), _mm512_and_si512(l, self.mask))
     }
 
     /// For s = h·2^32 + l ∈ [−r, 2r) (0 ≤ l < 2^32) and a quotient q: (s mod r as h·2^32 + l,
@@ -294,17 +262,10 @@ impl Norm {
     fn fix(self, h: __m512i, l: __m512i, q: __m512i) -> (__m512i, __m512i, __m512i) {
         let one = _mm512_set1_epi64(1);
         let neg = _mm512_cmplt_epi64_mask(h, _mm512_setzero_si512());
-        let (h, l) = self.split(
-            _mm512_mask_add_epi64(h, neg, h, self.rh),
-            _mm512_mask_add_epi64(l, neg, l, self.rl),
-        );
+        let (h, l) = self.split(_mm512_mask_add_epi64(h, neg, h, self.rh), _mm512_mask_add_epi64(l, neg, l, self.rl));
         let q = _mm512_mask_sub_epi64(q, neg, q, one);
-        let ge = _mm512_cmpgt_epi64_mask(h, self.rh)
-            | (_mm512_cmpeq_epi64_mask(h, self.rh) & _mm512_cmpge_epi64_mask(l, self.rl));
-        let (h, l) = self.split(
-            _mm512_mask_sub_epi64(h, ge, h, self.rh),
-            _mm512_mask_sub_epi64(l, ge, l, self.rl),
-        );
+        let ge = _mm512_cmpgt_epi64_mask(h, self.rh) | (_mm512_cmpeq_epi64_mask(h, self.rh) & _mm512_cmpge_epi64_mask(l, self.rl));
+        let (h, l) = self.split(_mm512_mask_sub_epi64(h, ge, h, self.rh), _mm512_mask_sub_epi64(l, ge, l, self.rl));
         (h, l, _mm512_mask_add_epi64(q, ge, q, one))
     }
 }
@@ -319,8 +280,7 @@ impl Norm {
 unsafe fn load8<const K: usize>(p: &[*const u64; 8], v: &mut [__m512i]) {
     for blk in (0..K).step_by(8) {
         // SAFETY: K readable words at each p[l] (caller).
-        let mut t: [__m512i; 8] =
-            std::array::from_fn(|l| unsafe { _mm512_loadu_si512(p[l].add(blk).cast()) });
+        let mut t: [__m512i; 8] = std::array::from_fn(|l| unsafe { _mm512_loadu_si512(p[l].add(blk).cast()) });
         transpose8(&mut t);
         v[blk..blk + 8].copy_from_slice(&t);
     }
@@ -353,14 +313,7 @@ fn split_digits<const K: usize>(x: &[__m512i], h: &mut [__m512i], l: &mut [__m51
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq")]
 #[inline]
-unsafe fn finish<const K: usize>(
-    f: &Gfpf,
-    nm: Norm,
-    hs: &mut [__m512i],
-    ls: &mut [__m512i],
-    p: &[*mut u64; 8],
-    lanes: usize,
-) {
+unsafe fn finish<const K: usize>(f: &Gfpf, nm: Norm, hs: &mut [__m512i], ls: &mut [__m512i], p: &[*mut u64; 8], lanes: usize) {
     let zero = _mm512_setzero_si512();
     let mut q = [zero; K];
     if nm.rl0 {
@@ -399,10 +352,7 @@ unsafe fn finish<const K: usize>(
     let mut out = [zero; K];
     let mut bad: u8 = 0;
     for d in 0..K {
-        let (c, sd) = (
-            carry(d),
-            _mm512_or_si512(_mm512_slli_epi64::<32>(hs[d]), ls[d]),
-        );
+        let (c, sd) = (carry(d), _mm512_or_si512(_mm512_slli_epi64::<32>(hs[d]), ls[d]));
         let v = _mm512_add_epi64(sd, c);
         // 0 ≤ sd + c < r; where r + |c| < 2^64 (|c| < 2^43), sd + c wraps to ≥ r exactly when
         // it is out of range, so one unsigned comparison tells.
@@ -410,8 +360,7 @@ unsafe fn finish<const K: usize>(
             _mm512_cmplt_epu64_mask(v, r)
         } else {
             let pos = _mm512_cmpge_epi64_mask(c, zero);
-            (pos & _mm512_cmpge_epu64_mask(v, sd) & _mm512_cmplt_epu64_mask(v, r))
-                | (!pos & _mm512_cmple_epu64_mask(v, sd))
+            (pos & _mm512_cmpge_epu64_mask(v, sd) & _mm512_cmplt_epu64_mask(v, r)) | (!pos & _mm512_cmple_epu64_mask(v, sd))
         };
         bad |= !ok;
         out[d] = v;
@@ -443,10 +392,7 @@ unsafe fn finish<const K: usize>(
         for (l, &cl) in cs.iter().enumerate().take(lanes) {
             if cl != 0 {
                 // SAFETY: K writable words at p[l], disjoint from the other lanes (caller).
-                f.sub_carry(
-                    unsafe { std::slice::from_raw_parts_mut(p[l], K) },
-                    cl as i128,
-                );
+                f.sub_carry(unsafe { std::slice::from_raw_parts_mut(p[l], K) }, cl as i128);
             }
         }
     }
@@ -528,11 +474,7 @@ impl MulC {
             rho: s(rho as u64),
             inv: _mm512_set1_pd(1.0 / r as f64),
             two52: _mm512_set1_pd(2f64.powi(52)),
-            b: [
-                s((1 << 59) + (delta as u64 & m)),
-                s((1 << 59) + (delta >> 52) as u64),
-                s(b2 as u64),
-            ],
+            b: [s((1 << 59) + (delta as u64 & m)), s((1 << 59) + (delta >> 52) as u64), s(b2 as u64)],
             bh: s((bias >> 32) as u64),
             bl: s(bias as u64 & 0xFFFF_FFFF),
             kara: KARATSUBA.load(Ordering::Relaxed),
@@ -559,9 +501,7 @@ impl MulC {
         let v0 = _mm512_madd52lo_epu64(a0, a2, self.s0);
         let v1 = _mm512_madd52lo_epu64(_mm512_madd52hi_epu64(a1, a2, self.s0), a2, self.s1);
         let vf = _mm512_fmadd_pd(_mm512_cvtepu64_pd(v1), self.two52, _mm512_cvtepu64_pd(v0));
-        let q = _mm512_cvt_roundpd_epu64::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(
-            _mm512_mul_pd(vf, self.inv),
-        );
+        let q = _mm512_cvt_roundpd_epu64::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(_mm512_mul_pd(vf, self.inv));
         let t0 = _mm512_madd52lo_epu64(z, q, self.r0);
         let t1 = _mm512_madd52hi_epu64(_mm512_madd52lo_epu64(z, q, self.r1), q, self.r0);
         let e0 = _mm512_sub_epi64(v0, t0);
@@ -590,13 +530,7 @@ impl MulC {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
 #[inline]
-fn lazy_mul<const K: usize>(
-    mc: MulC,
-    x: &[__m512i],
-    y: &[__m512i],
-    h: &mut [__m512i],
-    l: &mut [__m512i],
-) {
+fn lazy_mul<const K: usize>(mc: MulC, x: &[__m512i], y: &[__m512i], h: &mut [__m512i], l: &mut [__m512i]) {
     let z = _mm512_setzero_si512();
     h[..K].fill(z);
     l[..K].fill(z);
@@ -669,13 +603,7 @@ fn lazy_mul<const K: usize>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
 #[inline]
-fn kara_mul<const K: usize, const YS: u32, const CUT: u32>(
-    mc: MulC,
-    x: &[__m512i],
-    y: &[__m512i],
-    h: &mut [__m512i],
-    l: &mut [__m512i],
-) {
+fn kara_mul<const K: usize, const YS: u32, const CUT: u32>(mc: MulC, x: &[__m512i], y: &[__m512i], h: &mut [__m512i], l: &mut [__m512i]) {
     let z = _mm512_setzero_si512();
     let mys = _mm512_set1_epi64((1 << YS) - 1);
     let (mut xa, mut xb, mut yc, mut yd) = ([z; K], [z; K], [z; K], [z; K]);
@@ -691,10 +619,7 @@ fn kara_mul<const K: usize, const YS: u32, const CUT: u32>(
     let (mut sa, mut sb, mut tc, mut td) = ([z; K], [z; K], [z; K], [z; K]);
     for d in 0..hk {
         if YS == 40 {
-            let (u, v) = (
-                _mm512_add_epi64(x[d], x[d + hk]),
-                _mm512_add_epi64(y[d], y[d + hk]),
-            );
+            let (u, v) = (_mm512_add_epi64(x[d], x[d + hk]), _mm512_add_epi64(y[d], y[d + hk]));
             sa[d] = _mm512_srli_epi64::<52>(u);
             sb[d] = _mm512_and_si512(u, mc.m52);
             tc[d] = _mm512_srli_epi64::<YS>(v);
@@ -702,16 +627,10 @@ fn kara_mul<const K: usize, const YS: u32, const CUT: u32>(
             continue;
         }
         let b = _mm512_add_epi64(xb[d], xb[d + hk]);
-        sa[d] = _mm512_add_epi64(
-            _mm512_add_epi64(xa[d], xa[d + hk]),
-            _mm512_srli_epi64::<52>(b),
-        );
+        sa[d] = _mm512_add_epi64(_mm512_add_epi64(xa[d], xa[d + hk]), _mm512_srli_epi64::<52>(b));
         sb[d] = _mm512_and_si512(b, mc.m52);
         let e = _mm512_add_epi64(yd[d], yd[d + hk]);
-        tc[d] = _mm512_add_epi64(
-            _mm512_add_epi64(yc[d], yc[d + hk]),
-            _mm512_srli_epi64::<YS>(e),
-        );
+        tc[d] = _mm512_add_epi64(_mm512_add_epi64(yc[d], yc[d + hk]), _mm512_srli_epi64::<YS>(e));
         td[d] = _mm512_and_si512(e, mys);
     }
     // One digit pair into an accumulator set of the four weights.
@@ -740,12 +659,7 @@ fn kara_mul<const K: usize, const YS: u32, const CUT: u32>(
             pair!(s[4], sa, sb, i, tc, td, hk + j - i);
         }
         let comb = |p: [usize; 2], n: [usize; 2]| {
-            std::array::from_fn(|w| {
-                _mm512_sub_epi64(
-                    _mm512_add_epi64(s[p[0]][w], s[p[1]][w]),
-                    _mm512_add_epi64(s[n[0]][w], s[n[1]][w]),
-                )
-            })
+            std::array::from_fn(|w| _mm512_sub_epi64(_mm512_add_epi64(s[p[0]][w], s[p[1]][w]), _mm512_add_epi64(s[n[0]][w], s[n[1]][w])))
         };
         add_coeff::<K, YS, CUT>(mc, j, comb([0, 1], [2, 4]), h, l);
         add_coeff::<K, YS, CUT>(mc, j + hk, comb([1, 3], [0, 2]), h, l);
@@ -763,22 +677,13 @@ fn kara_mul<const K: usize, const YS: u32, const CUT: u32>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
 #[inline]
-fn add_coeff<const K: usize, const YS: u32, const CUT: u32>(
-    mc: MulC,
-    j: usize,
-    w: [__m512i; 4],
-    h: &mut [__m512i],
-    l: &mut [__m512i],
-) {
+fn add_coeff<const K: usize, const YS: u32, const CUT: u32>(mc: MulC, j: usize, w: [__m512i; 4], h: &mut [__m512i], l: &mut [__m512i]) {
     debug_assert!(YS + CUT == 52);
     let mcut = _mm512_set1_epi64((1 << CUT) - 1);
     let lo = |v: __m512i| _mm512_slli_epi64::<YS>(_mm512_and_si512(v, mcut));
     let u = [
         _mm512_add_epi64(_mm512_add_epi64(w[0], lo(w[1])), mc.b[0]),
-        _mm512_add_epi64(
-            _mm512_add_epi64(w[2], _mm512_srai_epi64::<CUT>(w[1])),
-            _mm512_add_epi64(lo(w[3]), mc.b[1]),
-        ),
+        _mm512_add_epi64(_mm512_add_epi64(w[2], _mm512_srai_epi64::<CUT>(w[1])), _mm512_add_epi64(lo(w[3]), mc.b[1])),
         _mm512_add_epi64(_mm512_srai_epi64::<CUT>(w[3]), mc.b[2]),
     ];
     let [rh, rl, qh, ql] = mc.reduce(u);
@@ -862,14 +767,7 @@ fn butterfly<const K: usize>(buf: &mut [__m512i], pa: usize, pb: usize, sh: usiz
 /// [`dft8`] for k = K.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
-unsafe fn dft8_k<const K: usize>(
-    f: &Gfpf,
-    m: usize,
-    em: usize,
-    io: &Lanes,
-    tw: Option<&Twiddles>,
-    root: Option<&[u64]>,
-) {
+unsafe fn dft8_k<const K: usize>(f: &Gfpf, m: usize, em: usize, io: &Lanes, tw: Option<&Twiddles>, root: Option<&[u64]>) {
     BUF.with_borrow_mut(|buf| {
         let w = 2 * K;
         if buf.len() < m * w {
@@ -887,14 +785,9 @@ unsafe fn dft8_k<const K: usize>(
         // Load in bit-reversed order, transposed to digit-major, as lazy pairs (H, L), times
         // the twiddles if any.
         for e in 0..m {
-            let pe = if lg == 0 {
-                0
-            } else {
-                e.reverse_bits() >> (usize::BITS - lg)
-            };
+            let pe = if lg == 0 { 0 } else { e.reverse_bits() >> (usize::BITS - lg) };
             // SAFETY: lane l's element e (caller).
-            let xp: [*const u64; 8] =
-                std::array::from_fn(|l| unsafe { io.src[lane(l)].add(e * io.src_step) });
+            let xp: [*const u64; 8] = std::array::from_fn(|l| unsafe { io.src[lane(l)].add(e * io.src_step) });
             if io.next != 0 {
                 for p in xp {
                     for line in (0..K).step_by(8) {
@@ -954,10 +847,8 @@ unsafe fn dft8_k<const K: usize>(
             let mut tmp = [[0u64; K]; 8];
             let tp: *mut u64 = tmp.as_mut_ptr().cast();
             // SAFETY: eight disjoint runs of K words in tmp.
-            let (tw8, tr8): ([*mut u64; 8], [*const u64; 8]) = (
-                std::array::from_fn(|l| unsafe { tp.add(l * K) }),
-                std::array::from_fn(|l| unsafe { tp.add(l * K).cast_const() }),
-            );
+            let (tw8, tr8): ([*mut u64; 8], [*const u64; 8]) =
+                (std::array::from_fn(|l| unsafe { tp.add(l * K) }), std::array::from_fn(|l| unsafe { tp.add(l * K).cast_const() }));
             for j in (1..mm).step_by(2) {
                 let (hs, ls) = buf[(mm + j) * w..(mm + j + 1) * w].split_at_mut(K);
                 // SAFETY: tmp holds the eight lanes' K words; they are read back at once.
@@ -975,8 +866,7 @@ unsafe fn dft8_k<const K: usize>(
         for e in 0..m {
             let (hs, ls) = buf[e * w..(e + 1) * w].split_at_mut(K);
             // SAFETY: lane l's output element e (caller); padding lanes are not stored.
-            let dp: [*mut u64; 8] =
-                std::array::from_fn(|l| unsafe { io.dst[lane(l)].add(e * io.dst_step) });
+            let dp: [*mut u64; 8] = std::array::from_fn(|l| unsafe { io.dst[lane(l)].add(e * io.dst_step) });
             // SAFETY: the lanes' outputs are disjoint (caller).
             unsafe { finish::<K>(f, nm, hs, ls, &dp, io.lanes) };
         }
@@ -1064,12 +954,7 @@ mod tests {
                     gmp::mpz_mul(&mut want.0, &value(&f, xe).0, &value(&f, ye).0);
                     gmp::mpz_mod(&mut want.0, &want.0, &p.0);
                 }
-                assert_eq!(
-                    ze,
-                    &digits(&f, &want)[..],
-                    "r = {} k = {k}: {xe:?} {ye:?}",
-                    f.radix()
-                );
+                assert_eq!(ze, &digits(&f, &want)[..], "r = {} k = {k}: {xe:?} {ye:?}", f.radix());
             }
             if k == 8 || k == 16 {
                 assert_eq!(super::mul_available(&f), super::available(&f));
@@ -1112,10 +997,7 @@ mod tests {
                                 e.copy_from_slice(src);
                             }
                         }
-                        let want: Vec<u64> = x
-                            .chunks_exact(m * k)
-                            .flat_map(|row| naive_shift_dft(&f, row, m, em))
-                            .collect();
+                        let want: Vec<u64> = x.chunks_exact(m * k).flat_map(|row| naive_shift_dft(&f, row, m, em)).collect();
                         super::base8(&f, &mut x, m, em);
                         assert!(f.check_vec(&x, "x").is_ok(), "k = {k} m = {m} em = {em}");
                         assert_eq!(x, want, "k = {k} m = {m} em = {em} trial {trial}");

@@ -6,10 +6,7 @@ use gmp_mpfr_sys::gmp;
 /// The fields every test runs on: P3, P4, Table 2.1 with k = 2 and 4, and small primes
 /// (r = 2, k = 4: 17; r = 4, k = 2: 17 in radix 4; r = 6, k = 2: 37; r = 10, k = 2: 101).
 pub fn fields() -> Vec<Gfpf> {
-    let mut v: Vec<Gfpf> = [8, 16, 2, 4]
-        .iter()
-        .map(|&k| Gfpf::builtin(k).unwrap())
-        .collect();
+    let mut v: Vec<Gfpf> = [8, 16, 2, 4].iter().map(|&k| Gfpf::builtin(k).unwrap()).collect();
     for (r, k) in [(2u64, 4usize), (4, 2), (6, 2), (10, 2), (2, 16)] {
         v.push(Gfpf::new(r, k).unwrap());
     }

@@ -143,7 +143,13 @@ mod tests {
         let key = format!("test key {}", std::process::id());
         let ms = [3.0, 1.0, 2.0];
         let mut calls = 0;
-        assert_eq!(choose(&key, &labels, |i| { calls += 1; Ok(ms[i]) }), 1);
+        assert_eq!(
+            choose(&key, &labels, |i| {
+                calls += 1;
+                Ok(ms[i])
+            }),
+            1
+        );
         assert_eq!(calls, 3);
         assert_eq!(choose(&key, &labels, |_| panic!("timed again")), 1);
         // failing timings are skipped; all failing gives the default and records nothing

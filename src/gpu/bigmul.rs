@@ -33,7 +33,9 @@ use super::ntt::Plan;
 use super::{driver_err, shield};
 use crate::nmod::prime::{fourier_primes, invmod, mulmod, neg_inverse, primitive_root_of_unity, shoup};
 use crate::{invalid, Error, Result};
-use cudarc::driver::{result as cu, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PinnedHostSlice, PushKernelArg};
+use cudarc::driver::{
+    result as cu, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PinnedHostSlice, PushKernelArg,
+};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -96,7 +98,8 @@ pub fn garner_host(r: [u64; 3], k: &[u64]) -> [u64; 3] {
     let p = [k[12], k[13], k[14]];
     let v0 = mul_shoup(r[0], k[0], k[1], p[0]);
     let v1 = submod(mul_shoup(r[1], k[2], k[3], p[1]), mul_shoup(v0, k[4], k[5], p[1]), p[1]);
-    let v2 = submod(submod(mul_shoup(r[2], k[6], k[7], p[2]), mul_shoup(v0, k[8], k[9], p[2]), p[2]), mul_shoup(v1, k[10], k[11], p[2]), p[2]);
+    let v2 =
+        submod(submod(mul_shoup(r[2], k[6], k[7], p[2]), mul_shoup(v0, k[8], k[9], p[2]), p[2]), mul_shoup(v1, k[10], k[11], p[2]), p[2]);
     let y = v1 as u128 + p[1] as u128 * v2 as u128;
     let lo = p[0] as u128 * (y as u64) as u128 + v0 as u128;
     let hi = p[0] as u128 * (y >> 64) + (lo >> 64);
@@ -172,10 +175,7 @@ fn setup(dev: &Device, stream: &Arc<CudaStream>, logn: u32) -> Result<Arc<Setup>
     let inv = p.iter().map(|&q| plan(q, true)).collect::<Result<Vec<_>>>()?;
     let module = super::compile::module(dev, &spec())?;
     let f = |name: &str| module.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e));
-    let mont: Vec<u64> = p
-        .iter()
-        .flat_map(|&q| [q, neg_inverse(q)])
-        .collect();
+    let mont: Vec<u64> = p.iter().flat_map(|&q| [q, neg_inverse(q)]).collect();
     let up = |t: &[u64]| stream.clone_htod(t).map_err(|e| driver_err("cuMemcpyHtoD", e));
     let s = Arc::new(Setup {
         p,
@@ -255,7 +255,8 @@ fn upload(ring: &mut Ring, stream: &Arc<CudaStream>, src: &[u64], dst: &CudaSlic
         par_copy(buf, chunk);
         // SAFETY: buf is pinned and not written again before `done[s]` has completed; the device
         // range lies inside `dst` (src.len() words).
-        unsafe { cu::memcpy_htod_async(dptr + (c * CHUNK * 8) as u64, &*buf, stream.cu_stream()) }.map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+        unsafe { cu::memcpy_htod_async(dptr + (c * CHUNK * 8) as u64, &*buf, stream.cu_stream()) }
+            .map_err(|e| driver_err("cuMemcpyHtoD", e))?;
         ring.mark(s, stream)?;
     }
     Ok(())
@@ -272,7 +273,8 @@ fn download(ring: &mut Ring, stream: &Arc<CudaStream>, src: &impl DevicePtr<u64>
         let m = CHUNK.min(len - c * CHUNK);
         let buf = &mut ring.slot(s)?[..m];
         // SAFETY: the device range lies inside `src`; buf is not read before `done[s]` completes.
-        unsafe { cu::memcpy_dtoh_async(buf, sptr + (c * CHUNK * 8) as u64, stream.cu_stream()) }.map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+        unsafe { cu::memcpy_dtoh_async(buf, sptr + (c * CHUNK * 8) as u64, stream.cu_stream()) }
+            .map_err(|e| driver_err("cuMemcpyDtoH", e))?;
         ring.mark(s, stream)
     };
     for c in 0..chunks.min(SLOTS) {
@@ -488,7 +490,14 @@ fn launch_err(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> Err
 
 /// Steps 2–3a for one operand of `len` limbs in `src`: its residues mod the three primes into
 /// `rows` (zero-padded to n), forward-transformed.
-fn forward(s: &Setup, stream: &Arc<CudaStream>, src: &CudaSlice<u64>, len: usize, rows: &mut [CudaSlice<u64>; 3], scratch: &mut CudaSlice<u64>) -> Result<()> {
+fn forward(
+    s: &Setup,
+    stream: &Arc<CudaStream>,
+    src: &CudaSlice<u64>,
+    len: usize,
+    rows: &mut [CudaSlice<u64>; 3],
+    scratch: &mut CudaSlice<u64>,
+) -> Result<()> {
     let n = scratch.len();
     {
         let (lenu, nu, off) = (len as u64, n as u64, 0u64);
@@ -740,9 +749,9 @@ mod tests {
         /// GMP's mpz_mul.
         #[test]
         fn gpu_mpz_mul_through_the_c_api_with_aliasing() {
+            use crate::ffi::gpmp_status;
             use crate::ffi::mpz_n::{gpmp_mpz_mul, gpmp_mpz_sqr};
             use crate::ffi::runtime::{gpmp_set_backend, RawBackend};
-            use crate::ffi::gpmp_status;
             use crate::int::{Mpz, MpzView};
             assert_eq!(gpmp_set_backend(RawBackend(2)), gpmp_status::GPMP_SUCCESS);
             let mut rng = Rng(53);
@@ -787,7 +796,8 @@ mod tests {
         #[test]
         fn gpu_bigmul_concurrent_calls() {
             let mut rng = Rng(41);
-            let ops: Vec<(Vec<u64>, Vec<u64>)> = (0..6).map(|i| (operand(&mut rng, 300_000 + 7 * i, 0), operand(&mut rng, 1_100_000 - i, 2))).collect();
+            let ops: Vec<(Vec<u64>, Vec<u64>)> =
+                (0..6).map(|i| (operand(&mut rng, 300_000 + 7 * i, 0), operand(&mut rng, 1_100_000 - i, 2))).collect();
             ops.par_iter().for_each(|(a, b)| check(a, b, "concurrent"));
         }
     }

@@ -46,7 +46,10 @@ pub struct Spec {
 }
 
 fn source(name: &str) -> Result<&'static Source> {
-    [&NTT, &GFPF, &ZVEC, &ZMOD, &MULTIMOD, &BIGMUL].into_iter().find(|s| s.name == name).ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
+    [&NTT, &GFPF, &ZVEC, &ZMOD, &MULTIMOD, &BIGMUL]
+        .into_iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
 }
 
 /// Every specialisation the library can request (`gpmp_gpu_warmup` loads them all; CI compiles them).

@@ -94,9 +94,7 @@ impl Device {
             let total_mem = ctx.total_mem().map_err(|e| driver_err("cuDeviceTotalMem", e))?;
             let mut driver_version = 0;
             // SAFETY: writes one int.
-            unsafe { sys::cuDriverGetVersion(&mut driver_version) }
-                .result()
-                .map_err(|e| driver_err("cuDriverGetVersion", e))?;
+            unsafe { sys::cuDriverGetVersion(&mut driver_version) }.result().map_err(|e| driver_err("cuDriverGetVersion", e))?;
             Ok(Device { ordinal, name, cc, driver_version, total_mem, ctx, modules: Mutex::new(HashMap::new()) })
         })
     }

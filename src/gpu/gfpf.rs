@@ -196,11 +196,7 @@ fn plan(dev: &Device, stream: &Arc<CudaStream>, f: &Gfpf, n: usize, omega: &[u64
     let host = runtime::install(|| schedule(f, n, omega, inverse))?;
     let mut stages = Vec::with_capacity(host.len());
     for mut s in host {
-        let t = if s.table.is_empty() {
-            None
-        } else {
-            Some(stream.clone_htod(&s.table).map_err(|e| driver_err("cuMemcpyHtoD", e))?)
-        };
+        let t = if s.table.is_empty() { None } else { Some(stream.clone_htod(&s.table).map_err(|e| driver_err("cuMemcpyHtoD", e))?) };
         s.table = Vec::new();
         stages.push((s, t));
     }
@@ -548,7 +544,13 @@ mod tests {
     #[test]
     fn emulated_schedule_matches_the_cpu_dft() {
         let mut rng = Rng(0x6F0);
-        let fields = [Gfpf::builtin(8).unwrap(), Gfpf::builtin(16).unwrap(), Gfpf::builtin(2).unwrap(), Gfpf::builtin(4).unwrap(), Gfpf::new(6, 2).unwrap()];
+        let fields = [
+            Gfpf::builtin(8).unwrap(),
+            Gfpf::builtin(16).unwrap(),
+            Gfpf::builtin(2).unwrap(),
+            Gfpf::builtin(4).unwrap(),
+            Gfpf::new(6, 2).unwrap(),
+        ];
         for f in &fields {
             let lg_max = f.two_adicity().min(if f.k() == 16 { 10 } else { 9 });
             for lg in [1, 2, 3, 4, 5, 6, 7, 9, 10].into_iter().filter(|&l| l <= lg_max) {
@@ -625,7 +627,13 @@ mod tests {
         #[test]
         fn dft_matches_the_cpu() {
             let mut rng = Rng(0x6F1);
-            let fields = [Gfpf::builtin(8).unwrap(), Gfpf::builtin(16).unwrap(), Gfpf::builtin(4).unwrap(), Gfpf::builtin(2).unwrap(), Gfpf::new(6, 2).unwrap()];
+            let fields = [
+                Gfpf::builtin(8).unwrap(),
+                Gfpf::builtin(16).unwrap(),
+                Gfpf::builtin(4).unwrap(),
+                Gfpf::builtin(2).unwrap(),
+                Gfpf::new(6, 2).unwrap(),
+            ];
             for f in &fields {
                 let k = f.k();
                 for lg in [1u32, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 15, 16, 17] {
@@ -675,7 +683,13 @@ mod tests {
         #[test]
         fn elementwise_matches_the_cpu() {
             let mut rng = Rng(0x6F3);
-            let fields = [Gfpf::builtin(8).unwrap(), Gfpf::builtin(16).unwrap(), Gfpf::builtin(4).unwrap(), Gfpf::new(6, 2).unwrap(), Gfpf::new(2, 16).unwrap()];
+            let fields = [
+                Gfpf::builtin(8).unwrap(),
+                Gfpf::builtin(16).unwrap(),
+                Gfpf::builtin(4).unwrap(),
+                Gfpf::new(6, 2).unwrap(),
+                Gfpf::new(2, 16).unwrap(),
+            ];
             for f in &fields {
                 let k = f.k();
                 let els = elements(f, &mut rng, 20);

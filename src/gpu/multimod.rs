@@ -504,7 +504,18 @@ fn host_bytes() -> u128 {
 /// of `free` (the rest for the driver, twiddles and tables); the parked rows (k·hlen·T words) and the output must fit half the host's
 /// memory. Otherwise `OutOfMemory`.
 #[allow(clippy::too_many_arguments)]
-fn plan_cut(k: usize, n: usize, inputs: usize, l: usize, hlen: usize, stride: usize, t: usize, w: usize, cs: usize, free: usize) -> Result<Cut> {
+fn plan_cut(
+    k: usize,
+    n: usize,
+    inputs: usize,
+    l: usize,
+    hlen: usize,
+    stride: usize,
+    t: usize,
+    w: usize,
+    cs: usize,
+    free: usize,
+) -> Result<Cut> {
     let oom = |what: &str| Err(Error::OutOfMemory(format!("the GPU product does not fit {free} free device bytes even in parts ({what})")));
     let budget = free as u128 - free as u128 / 8;
     let input = inputs as u128 * (8 * l as u128 + 1);
@@ -528,7 +539,19 @@ fn plan_cut(k: usize, n: usize, inputs: usize, l: usize, hlen: usize, stride: us
 /// None when `need` bytes fit `free`, else the [`Cut`] of [`plan_cut`] (d: the split mode's
 /// digit limbs, w: the limbs of M).
 #[allow(clippy::too_many_arguments)]
-fn plan_memory(need: u128, k: usize, n: usize, inputs: usize, l: usize, hlen: usize, stride: usize, t: usize, w: impl FnOnce() -> usize, d: usize, free: usize) -> Result<Option<Cut>> {
+fn plan_memory(
+    need: u128,
+    k: usize,
+    n: usize,
+    inputs: usize,
+    l: usize,
+    hlen: usize,
+    stride: usize,
+    t: usize,
+    w: impl FnOnce() -> usize,
+    d: usize,
+    free: usize,
+) -> Result<Option<Cut>> {
     if need <= free as u128 {
         return Ok(None);
     }
@@ -578,14 +601,27 @@ impl Job {
 
     /// Steps 2–4 on device-resident inputs (`lens`: the operands' lengths, one for a square; their
     /// limbs and signs one after another): the output magnitudes (stride S) and sign bytes.
-    fn compute(&self, limbs: &CudaSlice<u64>, d_signs: &CudaSlice<u8>, lens: &[usize], hlen: usize, stride: usize) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
+    fn compute(
+        &self,
+        limbs: &CudaSlice<u64>,
+        d_signs: &CudaSlice<u8>,
+        lens: &[usize],
+        hlen: usize,
+        stride: usize,
+    ) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
         let rows = self.convolve(limbs, d_signs, lens, 0..self.s.primes.len())?;
         self.crt(rows, hlen, stride)
     }
 
     /// Steps 2–3 for the primes `ps`: residues, forward transforms, pointwise products, inverse
     /// transforms. Row i − ps.start (2n words) holds h mod p_i in its first hlen·T words.
-    fn convolve(&self, limbs: &CudaSlice<u64>, d_signs: &CudaSlice<u8>, lens: &[usize], ps: std::ops::Range<usize>) -> Result<Vec<CudaSlice<u64>>> {
+    fn convolve(
+        &self,
+        limbs: &CudaSlice<u64>,
+        d_signs: &CudaSlice<u8>,
+        lens: &[usize],
+        ps: std::ops::Range<usize>,
+    ) -> Result<Vec<CudaSlice<u64>>> {
         let (stream, n, l, kg) = (&self.stream, self.n, self.l, ps.len());
         let mut rows: Vec<CudaSlice<u64>> = (0..kg).map(|_| self.alloc(2 * n)).collect::<Result<_>>()?;
         let mut scratch = self.alloc(2 * n)?;
@@ -756,7 +792,16 @@ impl Job {
     /// The product in the parts `cut` (see [`Cut`]): the rows of each prime group downloaded
     /// into host memory, then the CRT block by block, each block's rows uploaded again.
     #[allow(clippy::too_many_arguments)]
-    fn run_cut(&self, cut: Cut, limbs: CudaSlice<u64>, d_signs: CudaSlice<u8>, lens: &[usize], hlen: usize, stride: usize, out: &mut HostProduct) -> Result<()> {
+    fn run_cut(
+        &self,
+        cut: Cut,
+        limbs: CudaSlice<u64>,
+        d_signs: CudaSlice<u8>,
+        lens: &[usize],
+        hlen: usize,
+        stride: usize,
+        out: &mut HostProduct,
+    ) -> Result<()> {
         let (stream, k, t) = (&self.stream, self.s.primes.len(), self.t);
         let pos = hlen * t;
         let mut parked = crate::int::try_zeroed_words(k * pos)?;
@@ -991,10 +1036,14 @@ mod tests {
             cases.push(ps.iter().map(|&p| p - 1).collect());
             // ⌊M/2⌋ and ⌊M/2⌋ + 1 (= −⌊M/2⌋ symmetric).
             for add in [0u64, 1] {
-                cases.push(ps.iter().map(|&p| {
-                    let r = half.iter().rev().fold(0u128, |acc, &l| ((acc << 64) + l as u128) % p as u128) as u64;
-                    (r + add) % p
-                }).collect());
+                cases.push(
+                    ps.iter()
+                        .map(|&p| {
+                            let r = half.iter().rev().fold(0u128, |acc, &l| ((acc << 64) + l as u128) % p as u128) as u64;
+                            (r + add) % p
+                        })
+                        .collect(),
+                );
             }
             for r in cases {
                 let want_neg = crt.signed(&r, &mut v, &mut x);
@@ -1184,7 +1233,8 @@ mod tests {
                 assert_eq!(cut.group, group.min(job.s.primes.len()), "{what}");
                 let got = got.unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert_eq!(got, mul(f, g).unwrap(), "{what}, {cut:?}");
-                let want = if f.len() * g.len() <= 1 << 22 { oracle(f, g) } else { slab_coefs(&zpoly::mul(f, g, Alg::SmallPrimeNtt).unwrap()) };
+                let want =
+                    if f.len() * g.len() <= 1 << 22 { oracle(f, g) } else { slab_coefs(&zpoly::mul(f, g, Alg::SmallPrimeNtt).unwrap()) };
                 assert_eq!(slab_coefs(&got), want, "{what}, {cut:?}");
                 match refused {
                     Err(Error::OutOfMemory(_)) => {}

@@ -330,7 +330,14 @@ impl<W: Word> Plan<W> {
     }
 
     /// [`Plan::run`] with the pass structure `v` (one of [`Plan::variants`]).
-    pub fn run_variant(&self, stream: &Arc<CudaStream>, v: Variant, count: usize, x: &mut CudaSlice<W>, y: &mut CudaSlice<W>) -> Result<bool> {
+    pub fn run_variant(
+        &self,
+        stream: &Arc<CudaStream>,
+        v: Variant,
+        count: usize,
+        x: &mut CudaSlice<W>,
+        y: &mut CudaSlice<W>,
+    ) -> Result<bool> {
         let total = self.total(count)?;
         if x.len() < total || y.len() < total {
             return invalid!("device buffers hold {} and {} words, {total} needed", x.len(), y.len());
@@ -675,7 +682,11 @@ mod tests {
                         let x: Vec<u64> = (0..count * n).map(|_| r() % p).collect();
                         // (position, expected word): every output up to 2^11, else 4 samples.
                         let want: Vec<(usize, u64)> = if logn <= 11 {
-                            (0..count).flat_map(|c| naive(&x[c * n..(c + 1) * n], w, p, false).into_iter().enumerate().map(move |(i, v)| (c * n + i, v))).collect()
+                            (0..count)
+                                .flat_map(|c| {
+                                    naive(&x[c * n..(c + 1) * n], w, p, false).into_iter().enumerate().map(move |(i, v)| (c * n + i, v))
+                                })
+                                .collect()
                         } else {
                             (0..4)
                                 .map(|_| {
@@ -708,7 +719,16 @@ mod tests {
         /// Runs every variant forward on x, checks the result with `check`, then the inverse
         /// plan's default on the result, which must give x back.
         #[allow(clippy::too_many_arguments)]
-        fn all_variants<W: Word>(dev: &Device, stream: &Arc<CudaStream>, x: &[u64], count: usize, n: usize, w: u64, p: u64, check: &dyn Fn(&[u64], &str)) {
+        fn all_variants<W: Word>(
+            dev: &Device,
+            stream: &Arc<CudaStream>,
+            x: &[u64],
+            count: usize,
+            n: usize,
+            w: u64,
+            p: u64,
+            check: &dyn Fn(&[u64], &str),
+        ) {
             let fwd = Plan::<W>::new(dev, stream, n, w, p, false).unwrap();
             let inv = Plan::<W>::new(dev, stream, n, w, p, true).unwrap();
             let host: Vec<W> = x.iter().map(|&v| W::from_u64(v)).collect();
@@ -756,7 +776,10 @@ mod tests {
             let st = crate::ffi::status::guard("test", || buffers::<u64>(&stream, 1 << 40).map(|_| ()));
             assert_eq!(st, gpmp_status::GPMP_OUT_OF_MEMORY);
             let before = device::current_ordinal();
-            assert_eq!(crate::ffi::status::guard("test", || device::set_current(device::device_count() as i64)), gpmp_status::GPMP_INVALID_ARGUMENT);
+            assert_eq!(
+                crate::ffi::status::guard("test", || device::set_current(device::device_count() as i64)),
+                gpmp_status::GPMP_INVALID_ARGUMENT
+            );
             assert_eq!(device::current_ordinal(), before);
         }
 

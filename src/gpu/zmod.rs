@@ -12,8 +12,8 @@
 use super::compile::{self, Spec};
 use super::zvec::DevVec;
 use super::{driver_err, shield};
-use crate::nmod::prime::neg_inverse;
 use crate::int::{mag_bits, max_bits, normalized, IntRef, ZList, ZVec};
+use crate::nmod::prime::neg_inverse;
 use crate::{invalid, Error, Result};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use gmp_mpfr_sys::gmp;
@@ -84,7 +84,8 @@ pub fn powers(m: &[u64], l: usize, rows: usize) -> Result<Vec<u64>> {
 fn launch(name: &'static str, x: &DevVec, y: &DevVec, m: &[u64], bits: u64, check: bool) -> Result<DevVec> {
     DevVec::check_pair(x, y)?;
     let m = normalized(m);
-    let l = spec_limbs(m.len()).filter(|_| supports(m)).ok_or_else(|| Error::Internal("zmod: modulus not supported on the device".into()))?;
+    let l =
+        spec_limbs(m.len()).filter(|_| supports(m)).ok_or_else(|| Error::Internal("zmod: modulus not supported on the device".into()))?;
     let r = DevVec::alloc(Arc::clone(&x.dev), x.len(), bits)?;
     let n = x.len();
     if n == 0 {

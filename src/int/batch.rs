@@ -55,14 +55,11 @@ fn run(
     f: impl Fn(usize, &mut [u64], &mut Scratch) -> Result<bool> + Sync,
 ) -> Result<ZList> {
     let mut out = ZList::zeros((0..n).map(cap))?;
-    out.par_rows_mut()?.enumerate().with_min_len(grain).try_for_each_init(
-        Scratch::default,
-        |s, (i, row)| {
-            let neg = f(i, row.mag, s)?;
-            row.finish(neg);
-            Ok(())
-        },
-    )?;
+    out.par_rows_mut()?.enumerate().with_min_len(grain).try_for_each_init(Scratch::default, |s, (i, row)| {
+        let neg = f(i, row.mag, s)?;
+        row.finish(neg);
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -324,8 +321,7 @@ mod tests {
     fn plain_ops_match_gmp() {
         let mut rng = Rng(5);
         for n in [0, 1, 2, 300, 700] {
-            let (a, b, c) =
-                (batch(&mut rng, n, 8192, &[]), batch(&mut rng, n, 8192, &[]), batch(&mut rng, n, 8192, &[]));
+            let (a, b, c) = (batch(&mut rng, n, 8192, &[]), batch(&mut rng, n, 8192, &[]), batch(&mut rng, n, 8192, &[]));
             let (a, b, c) = (views(&a), views(&b), views(&c));
             check("add", &add(&a, &b).unwrap(), |i, w| oracle2(gmp::mpz_add, a[i], b[i], w));
             check("sub", &sub(&a, &b).unwrap(), |i, w| oracle2(gmp::mpz_sub, a[i], b[i], w));

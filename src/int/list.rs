@@ -37,9 +37,7 @@ impl ZList {
     pub fn zeros(caps: impl ExactSizeIterator<Item = usize>) -> Result<Self> {
         let mut off: Vec<usize> = try_zeroed(caps.len() + 1)?;
         for (i, c) in caps.enumerate() {
-            off[i + 1] = off[i]
-                .checked_add(c)
-                .ok_or_else(|| Error::SizeTooLarge("batch result: total size overflows".into()))?;
+            off[i + 1] = off[i].checked_add(c).ok_or_else(|| Error::SizeTooLarge("batch result: total size overflows".into()))?;
         }
         let total = *off.last().unwrap_or(&0);
         let len = off.len() - 1;
@@ -79,17 +77,13 @@ impl ZList {
     /// Parallel iterator over the rows of every element, in order.
     pub fn par_rows_mut(&mut self) -> Result<impl IndexedParallelIterator<Item = Row<'_>>> {
         let mut rows = Vec::new();
-        rows.try_reserve_exact(self.len())
-            .map_err(|_| Error::OutOfMemory(format!("cannot allocate {} row pointers", self.len())))?;
+        rows.try_reserve_exact(self.len()).map_err(|_| Error::OutOfMemory(format!("cannot allocate {} row pointers", self.len())))?;
         let mut rest = &mut self.mag[..];
         for w in self.off.windows(2) {
             let (row, tail) = rest.split_at_mut(w[1] - w[0]);
             rows.push(row);
             rest = tail;
         }
-        Ok(rows
-            .into_par_iter()
-            .zip(self.neg.par_iter_mut().zip(self.size.par_iter_mut()))
-            .map(|(mag, (neg, size))| Row { mag, neg, size }))
+        Ok(rows.into_par_iter().zip(self.neg.par_iter_mut().zip(self.size.par_iter_mut())).map(|(mag, (neg, size))| Row { mag, neg, size }))
     }
 }

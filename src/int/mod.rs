@@ -14,19 +14,19 @@ pub mod batch;
 mod list;
 mod mpz;
 mod mul;
-pub mod pack;
 mod ntt_mul;
+pub mod pack;
 mod shifted_sum;
 mod slab;
 mod zvec;
 
 pub use alloc::{try_zeroed, try_zeroed_words};
+pub use list::{Row, ZList};
 pub use mpz::{Mpz, MpzView};
 pub use mul::{gpu_route, limb_views, mul_mag, GPU_AUTO_MIN_LIMBS, NTT_MUL_MIN_LIMBS};
 pub use ntt_mul::ntt_mul;
 pub use pack::{pack_signed, unpack_signed};
 pub use shifted_sum::sum_shifted;
-pub use list::{Row, ZList};
 pub use slab::{negate_in_place, ZSlab};
 pub use zvec::ZVec;
 

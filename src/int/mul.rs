@@ -77,7 +77,17 @@ mod tests {
 
     /// n limbs: all ones (kind 1), or random with a zero limb every 97 (kind 0).
     fn operand(rng: &mut Rng, n: usize, kind: u32) -> Vec<u64> {
-        (0..n).map(|i| if kind == 1 { u64::MAX } else if i % 97 == 5 { 0 } else { rng.next() }).collect()
+        (0..n)
+            .map(|i| {
+                if kind == 1 {
+                    u64::MAX
+                } else if i % 97 == 5 {
+                    0
+                } else {
+                    rng.next()
+                }
+            })
+            .collect()
     }
 
     #[test]
@@ -134,7 +144,9 @@ mod tests {
     #[test]
     fn gpu_product_matches_gmp() {
         let mut rng = Rng(11);
-        for &(la, lb, kind) in &[(1, 1, 1), (1, 5, 0), (768, 768, 1), (1000, 3, 0), (5000, 4999, 1), (1 << 16, 1 << 16, 0), (1 << 18, 1 << 10, 1)] {
+        for &(la, lb, kind) in
+            &[(1, 1, 1), (1, 5, 0), (768, 768, 1), (1000, 3, 0), (5000, 4999, 1), (1 << 16, 1 << 16, 0), (1 << 18, 1 << 10, 1)]
+        {
             let a = operand(&mut rng, la, kind);
             let b = operand(&mut rng, lb, kind);
             assert_eq!(gpu_mul(&a, &b).unwrap(), gmp_ref(&a, &b), "{la}x{lb} kind {kind}");

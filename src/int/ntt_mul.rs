@@ -18,11 +18,7 @@ pub fn ntt_mul(a: &[u64], b: &[u64], r: &mut [u64]) -> Result<()> {
     assert!(la > 0 && lb > 0 && r.len() == la + lb);
     let bits = 128 + ceil_log2(la.min(lb));
     let fa = limbs_mod(a);
-    let res = if std::ptr::eq(a, b) {
-        convolve(bits, la, &fa, la, None)?
-    } else {
-        convolve(bits, la, &fa, lb, Some(&limbs_mod(b)))?
-    };
+    let res = if std::ptr::eq(a, b) { convolve(bits, la, &fa, la, None)? } else { convolve(bits, la, &fa, lb, Some(&limbs_mod(b)))? };
     let crt = res.crt();
     let w = crt.limbs();
     // CRT and carry propagation fused, per chunk of CHUNK coefficients in parallel: chunk c sums

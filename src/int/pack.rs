@@ -22,9 +22,7 @@ const GRAIN_LIMBS: u64 = 1 << 13;
 /// Z = Σ c_i·2^(b·i) as (|Z| without high zero limbs, Z < 0). Requires |c_i| < 2^(b−1).
 pub fn pack_signed(c: &[IntRef], b: u64) -> Result<(Vec<u64>, bool)> {
     let bits = b.checked_mul(c.len() as u64).filter(|&x| x < 1 << 58);
-    let total = limbs_for_bits(
-        bits.ok_or_else(|| crate::Error::SizeTooLarge(format!("{} coefficients of {b} bits", c.len())))?,
-    );
+    let total = limbs_for_bits(bits.ok_or_else(|| crate::Error::SizeTooLarge(format!("{} coefficients of {b} bits", c.len())))?);
     let mut out = try_zeroed(total)?;
     let Some(lead) = c.iter().rposition(|x| !x.is_zero()) else {
         out.clear();
@@ -39,10 +37,7 @@ pub fn pack_signed(c: &[IntRef], b: u64) -> Result<(Vec<u64>, bool)> {
         pack_chunk(&mut out, c, b, flip, false);
     } else {
         // borrow[j]: the last non-zero coefficient before chunk j is negative (after the flip).
-        let last: Vec<Option<bool>> = c
-            .par_chunks(chunk)
-            .map(|cs| cs.iter().rev().find(|x| !x.is_zero()).map(|x| x.neg != flip))
-            .collect();
+        let last: Vec<Option<bool>> = c.par_chunks(chunk).map(|cs| cs.iter().rev().find(|x| !x.is_zero()).map(|x| x.neg != flip)).collect();
         let mut borrow = Vec::with_capacity(last.len());
         let mut cur = false;
         for l in &last {
@@ -236,13 +231,9 @@ mod tests {
         let cases: Vec<Vec<IntRef>> = vec![
             vec![IntRef::ZERO; 5],
             (0..n).map(|i| if i == 3 { IntRef::new(true, &one) } else { IntRef::ZERO }).collect(),
-            (0..n)
-                .map(|i| if i == 3 || i == n - 1 { IntRef::new(true, &one) } else { IntRef::ZERO })
-                .collect(),
+            (0..n).map(|i| if i == 3 || i == n - 1 { IntRef::new(true, &one) } else { IntRef::ZERO }).collect(),
             (0..n).map(|i| IntRef::new(i % 3 != 0, &ones)).collect(),
-            (0..n)
-                .map(|i| if i % 7000 == 5 { IntRef::new(i % 2 == 0, &ones) } else { IntRef::ZERO })
-                .collect(),
+            (0..n).map(|i| if i % 7000 == 5 { IntRef::new(i % 2 == 0, &ones) } else { IntRef::ZERO }).collect(),
         ];
         for c in &cases {
             check(c, 129);

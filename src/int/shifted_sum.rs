@@ -87,8 +87,7 @@ mod tests {
                     (o, coef(&mut rng, bits, kind))
                 })
                 .collect();
-            let refs: Vec<(usize, bool, &[u64])> =
-                terms.iter().map(|(o, (n, m))| (*o, *n, m.as_slice())).collect();
+            let refs: Vec<(usize, bool, &[u64])> = terms.iter().map(|(o, (n, m))| (*o, *n, m.as_slice())).collect();
             let (mag, neg) = sum_shifted(&refs).unwrap();
             let mut want = Mpz::new();
             for (o, (n, m)) in &terms {

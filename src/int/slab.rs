@@ -16,9 +16,7 @@ impl ZSlab {
     /// `len` zeros of `stride` limbs (at least one; fallible: large products report out-of-memory).
     pub fn zeros(len: usize, stride: usize) -> Result<Self> {
         let stride = stride.max(1);
-        let total = len.checked_mul(stride).ok_or_else(|| {
-            crate::Error::SizeTooLarge(format!("{len} coefficients of {stride} limbs"))
-        })?;
+        let total = len.checked_mul(stride).ok_or_else(|| crate::Error::SizeTooLarge(format!("{len} coefficients of {stride} limbs")))?;
         Ok(ZSlab { stride, mag: try_zeroed_words(total)?, neg: try_zeroed(len)? })
     }
 

@@ -132,11 +132,7 @@ impl ZVec {
             return invalid!("{} integers for a zvec of {}", x.len(), self.n);
         }
         if let Some(i) = x.iter().position(|v| v.bits() > self.bits) {
-            return Err(Error::SizeTooLarge(format!(
-                "element {i} has {} bits, the zvec holds {}",
-                x[i].bits(),
-                self.bits
-            )));
+            return Err(Error::SizeTooLarge(format!("element {i} has {} bits, the zvec holds {}", x[i].bits(), self.bits)));
         }
         let (n, l) = (self.n, self.limbs());
         let mut h = Host { data: try_zeroed(n * l)?, neg: try_zeroed(n)? };
@@ -234,10 +230,7 @@ impl ZVec {
     pub fn mul(r: &ZVec, a: &ZVec, b: &ZVec) -> Result<ZVec> {
         Self::check_lens(r, a, b)?;
         if r.bits < a.bits.saturating_add(b.bits) {
-            return Err(Error::SizeTooLarge(format!(
-                "product of {}- and {}-bit zvecs into a {}-bit zvec",
-                a.bits, b.bits, r.bits
-            )));
+            return Err(Error::SizeTooLarge(format!("product of {}- and {}-bit zvecs into a {}-bit zvec", a.bits, b.bits, r.bits)));
         }
         match Self::all_on_device(r, a, b) {
             Some((da, db)) => Ok(Self::from_device(DevVec::mul(da, db, r.bits)?)),
@@ -415,7 +408,11 @@ mod tests {
                     let hs = ZVec::zeros_on(n, ba + 1, false).unwrap();
                     let hp = ZVec::zeros_on(n, ba + bb, false).unwrap();
                     let same = |g: Result<ZVec>, w: Result<ZVec>| {
-                        assert_eq!(g.unwrap().to_list().unwrap().views(), w.unwrap().to_list().unwrap().views(), "{ba} {bb} n={n} dev={dev}")
+                        assert_eq!(
+                            g.unwrap().to_list().unwrap().views(),
+                            w.unwrap().to_list().unwrap().views(),
+                            "{ba} {bb} n={n} dev={dev}"
+                        )
                     };
                     same(ZVec::add(&rs, &a, &b), ZVec::add(&hs, &hx, &hy));
                     same(ZVec::sub(&rs, &a, &b), ZVec::sub(&hs, &hx, &hy));

@@ -478,7 +478,15 @@ fn plain<'a, L: Lanes + 'a>(l: L, tw: &'a [[u64; 2]]) -> impl Fn(u32, usize) -> 
 /// x and tmp hold n1·n2 words; no other task touches lines g·n2 + 8s0 .. g·n2 + 8(s0 + wide) of
 /// tmp meanwhile; buf holds wide·n1 lines.
 #[inline(always)]
-unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourStep, d: &Dir, x: *const u64, tmp: *mut u64, s0: usize, buf: &mut [Line]) -> bool {
+unsafe fn pass1<L: Lanes, const LAZY: bool, const COSET: bool>(
+    l: L,
+    f: &FourStep,
+    d: &Dir,
+    x: *const u64,
+    tmp: *mut u64,
+    s0: usize,
+    buf: &mut [Line],
+) -> bool {
     let (n1, n2, wide) = (f.n1, f.n2, f.wide);
     let bp = buf.as_mut_ptr() as *mut u64;
     // SAFETY (closures): line k < n1 of strip c's buffer (wide·n1 lines); j1·n2 + 8(s0 + wide) ≤ n1·n2.
@@ -566,7 +574,15 @@ fn finish<L: Lanes, const LAZY: bool>(l: L, scale: Option<(L::V, L::V)>, v: L::V
 /// x and tmp hold n1·n2 words; no other task touches columns 8t0..8(t0 + wide) of x (as n2 × n1)
 /// meanwhile; buf holds wide·n2 lines.
 #[inline(always)]
-unsafe fn pass2<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourStep, d: &Dir, tmp: *const u64, x: *mut u64, t0: usize, buf: &mut [Line]) {
+unsafe fn pass2<L: Lanes, const LAZY: bool, const COSET: bool>(
+    l: L,
+    f: &FourStep,
+    d: &Dir,
+    tmp: *const u64,
+    x: *mut u64,
+    t0: usize,
+    buf: &mut [Line],
+) {
     let (n1, n2, wide, rev2) = (f.n1, f.n2, f.wide, &f.rev2[..]);
     let bp = buf.as_mut_ptr() as *mut u64;
     for c in 0..wide {
@@ -574,7 +590,13 @@ unsafe fn pass2<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourSte
         // SAFETY: line t·n2 + j2 < n/8 of tmp for j2 < n2; rev2[k] < n2; line k < n2 of strip c's buffer.
         let first = move |j2: usize| unsafe { l.load(tmp.add(8 * (t * n2 + j2))) };
         let bc = unsafe { bp.add(8 * c * n2) };
-        let dst = move |k: usize| unsafe { if wide == 1 { x.add(*rev2.get_unchecked(k) as usize * n1 + 8 * t) } else { bc.add(8 * k) } };
+        let dst = move |k: usize| unsafe {
+            if wide == 1 {
+                x.add(*rev2.get_unchecked(k) as usize * n1 + 8 * t)
+            } else {
+                bc.add(8 * k)
+            }
+        };
         match (COSET, &d.twist) {
             (true, Twist::Coset { tw, scale }) => {
                 let ct = &tw[t * n2..(t + 1) * n2];
@@ -584,10 +606,26 @@ unsafe fn pass2<L: Lanes, const LAZY: bool, const COSET: bool>(l: L, f: &FourSte
                     (l.load(w.0.as_ptr()), l.load(ws.0.as_ptr()))
                 };
                 let scale = scale.map(|[c, cs]| (l.splat(c), l.splat(cs)));
-                line_dft::<L, LAZY, false>(l, n2, tw, bc, first, #[inline(always)] move |k, v| unsafe { l.store(dst(k), finish::<L, LAZY>(l, scale, v)) });
+                line_dft::<L, LAZY, false>(
+                    l,
+                    n2,
+                    tw,
+                    bc,
+                    first,
+                    #[inline(always)]
+                    move |k, v| unsafe { l.store(dst(k), finish::<L, LAZY>(l, scale, v)) },
+                );
             }
             (false, Twist::Stage { tw2, .. }) => {
-                line_dft::<L, LAZY, true>(l, n2, plain(l, tw2), bc, first, #[inline(always)] move |k, v| unsafe { l.store(dst(k), finish::<L, LAZY>(l, None, v)) });
+                line_dft::<L, LAZY, true>(
+                    l,
+                    n2,
+                    plain(l, tw2),
+                    bc,
+                    first,
+                    #[inline(always)]
+                    move |k, v| unsafe { l.store(dst(k), finish::<L, LAZY>(l, None, v)) },
+                );
             }
             _ => unreachable!("the tables of the other twiddle scheme"),
         }
@@ -851,7 +889,9 @@ mod tests {
 
     fn naive(x: &[u64], w: u64, p: u64) -> Vec<u64> {
         let n = x.len() as u64;
-        (0..n).map(|i| x.iter().enumerate().fold(0u64, |acc, (j, &v)| addmod(acc, mulmod(v, powmod(w, i * j as u64 % n, p), p), p))).collect()
+        (0..n)
+            .map(|i| x.iter().enumerate().fold(0u64, |acc, (j, &v)| addmod(acc, mulmod(v, powmod(w, i * j as u64 % n, p), p), p)))
+            .collect()
     }
 
     fn rand_vec(n: usize, p: u64, seed: u64) -> Vec<u64> {
@@ -904,7 +944,9 @@ mod tests {
     #[test]
     fn round_trip_large_and_exact_2adicity() {
         // 7681 − 1 = 15·2^9: n = 512 uses all the 2-adicity.
-        for (lg, p) in [(9u32, 7681u64), (16, fourier_primes(50, 20, 1)[0]), (17, fourier_primes(63, 20, 1)[0]), (15, fourier_primes(62, 20, 1)[0])] {
+        for (lg, p) in
+            [(9u32, 7681u64), (16, fourier_primes(50, 20, 1)[0]), (17, fourier_primes(63, 20, 1)[0]), (15, fourier_primes(62, 20, 1)[0])]
+        {
             let n = 1usize << lg;
             let w = primitive_root_of_unity(n as u64, p).unwrap();
             let x = rand_vec(n, p, lg as u64);
@@ -1015,7 +1057,11 @@ mod tests {
                         let z = y.clone();
                         fs.run(&mut y, &mut tmp, true).unwrap();
                         assert_eq!(y, x, "round trip p = {p}, n = {n}, {a:?}, n1 {n1}, wide {wide}, coset {coset}");
-                        assert_eq!(*want.get_or_insert(z.clone()), z, "variants disagree, p = {p}, n = {n}, {a:?}, n1 {n1}, wide {wide}, coset {coset}");
+                        assert_eq!(
+                            *want.get_or_insert(z.clone()),
+                            z,
+                            "variants disagree, p = {p}, n = {n}, {a:?}, n1 {n1}, wide {wide}, coset {coset}"
+                        );
                     } else {
                         ntt(&mut y, w, p).unwrap();
                         assert_eq!(y, naive(&x, w, p));

@@ -207,14 +207,28 @@ mod tests {
     #[test]
     fn matches_schoolbook() {
         let primes = [
-            (1u64 << 63) - 25,                // not Fourier: CRT
-            fourier_primes(63, 20, 1)[0],     // Fourier, close to 2^63
-            fourier_primes(50, 30, 1)[0],     // Fourier, IFMA
-            257,                              // 2-adicity 8: CRT for n > 128
+            (1u64 << 63) - 25,            // not Fourier: CRT
+            fourier_primes(63, 20, 1)[0], // Fourier, close to 2^63
+            fourier_primes(50, 30, 1)[0], // Fourier, IFMA
+            257,                          // 2-adicity 8: CRT for n > 128
             7681,
-            (1u64 << 61) - 1,                 // Mersenne, 2-adicity 1
+            (1u64 << 61) - 1, // Mersenne, 2-adicity 1
         ];
-        let lens = [(0usize, 5usize), (1, 1), (1, 2), (2, 2), (3, 1), (25, 25), (25, 200), (300, 40), (129, 128), (1000, 1000), (2049, 31), (40, 5000), (4000, 3000)];
+        let lens = [
+            (0usize, 5usize),
+            (1, 1),
+            (1, 2),
+            (2, 2),
+            (3, 1),
+            (25, 25),
+            (25, 200),
+            (300, 40),
+            (129, 128),
+            (1000, 1000),
+            (2049, 31),
+            (40, 5000),
+            (4000, 3000),
+        ];
         for &p in &primes {
             for &(fl, gl) in &lens {
                 let f = rand_vec(fl, p, fl as u64 * 7 + p);

@@ -47,10 +47,7 @@ fn to_field(z: &[u64]) -> Result<Vec<u64>> {
     let gf = field();
     let k = gf.k();
     let mut e = try_zeroed(z.len().div_ceil(CHUNK_LIMBS) * k)?;
-    e.par_chunks_mut(k)
-        .zip(z.par_chunks(CHUNK_LIMBS))
-        .with_min_len(64)
-        .for_each(|(d, c)| gf.from_limbs(d, false, c));
+    e.par_chunks_mut(k).zip(z.par_chunks(CHUNK_LIMBS)).with_min_len(64).for_each(|(d, c)| gf.from_limbs(d, false, c));
     Ok(e)
 }
 
@@ -64,16 +61,8 @@ fn mul_chunks(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
     let c = gf.poly_mul(a, b)?;
     let pl = gf.prime().len();
     let mut limbs = try_zeroed(c.len() / k * pl)?;
-    limbs
-        .par_chunks_mut(pl)
-        .zip(c.par_chunks(k))
-        .with_min_len(64)
-        .for_each(|(l, d)| gf.to_limbs(l, d));
-    let terms: Vec<(usize, bool, &[u64])> = limbs
-        .chunks(pl)
-        .enumerate()
-        .map(|(m, l)| (m * CHUNK_LIMBS, false, l))
-        .collect();
+    limbs.par_chunks_mut(pl).zip(c.par_chunks(k)).with_min_len(64).for_each(|(l, d)| gf.to_limbs(l, d));
+    let terms: Vec<(usize, bool, &[u64])> = limbs.chunks(pl).enumerate().map(|(m, l)| (m * CHUNK_LIMBS, false, l)).collect();
     Ok(sum_shifted(&terms)?.0)
 }
 

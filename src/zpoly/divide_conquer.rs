@@ -11,9 +11,7 @@
 //! shorter length (at most [`pieces_cap`] of them), each then split like a balanced pair.
 //! Squares compute each off-diagonal block product once.
 use super::kronecker::same;
-use crate::int::{
-    limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, unpack_signed, IntRef, ZSlab,
-};
+use crate::int::{limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, unpack_signed, IntRef, ZSlab};
 use crate::Result;
 use rayon::prelude::*;
 
@@ -57,9 +55,7 @@ pub(crate) fn mul_depth(f: &[IntRef], g: &[IntRef], depth: u32) -> Result<ZSlab>
         (block(f.len(), 1 << d), block(g.len(), pieces << d))
     };
     let square = same(f, g);
-    let packed = |p: &[IntRef], l: usize| -> Result<Vec<(Vec<u64>, bool)>> {
-        p.par_chunks(l).map(|c| pack_signed(c, b)).collect()
-    };
+    let packed = |p: &[IntRef], l: usize| -> Result<Vec<(Vec<u64>, bool)>> { p.par_chunks(l).map(|c| pack_signed(c, b)).collect() };
     let (zf, zg) = if square {
         (packed(f, lf)?, Vec::new())
     } else {
@@ -67,10 +63,8 @@ pub(crate) fn mul_depth(f: &[IntRef], g: &[IntRef], depth: u32) -> Result<ZSlab>
         (a?, c?)
     };
     let zg = if square { &zf } else { &zg };
-    let pairs: Vec<(usize, usize)> = (0..zf.len())
-        .flat_map(|i| (0..zg.len()).map(move |j| (i, j)))
-        .filter(|&(i, j)| !square || i <= j)
-        .collect();
+    let pairs: Vec<(usize, usize)> =
+        (0..zf.len()).flat_map(|i| (0..zg.len()).map(move |j| (i, j))).filter(|&(i, j)| !square || i <= j).collect();
     let products: Vec<(usize, bool, Vec<u64>)> = pairs
         .par_iter()
         .map(|&(i, j)| {

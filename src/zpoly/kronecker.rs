@@ -2,9 +2,7 @@
 //! with b = product_bits + 1 (a sign bit), signed digits packed and unpacked exactly by
 //! [`crate::int::pack`]; one big-integer product by [`mul_mag`] (a square when f and g are the
 //! same slice).
-use crate::int::{
-    limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, unpack_signed, IntRef, ZSlab,
-};
+use crate::int::{limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, unpack_signed, IntRef, ZSlab};
 use crate::Result;
 
 /// f·g by Kronecker substitution.

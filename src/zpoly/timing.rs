@@ -39,8 +39,16 @@ fn timing() {
     runtime::set_num_threads(threads).unwrap();
     let only = std::env::var("GPMP_TIMING_ONLY").unwrap_or_default();
     let mut rng = Rng(1);
-    let grid: [(usize, usize, u64); 8] =
-        [(1 << 10, 1 << 10, 64), (1 << 14, 1 << 14, 64), (1 << 17, 1 << 17, 64), (1 << 20, 1 << 20, 64), (1 << 12, 1 << 12, 1024), (1 << 16, 1 << 16, 256), (1 << 10, 1 << 10, 16384), (1 << 20, 16, 64)];
+    let grid: [(usize, usize, u64); 8] = [
+        (1 << 10, 1 << 10, 64),
+        (1 << 14, 1 << 14, 64),
+        (1 << 17, 1 << 17, 64),
+        (1 << 20, 1 << 20, 64),
+        (1 << 12, 1 << 12, 1024),
+        (1 << 16, 1 << 16, 256),
+        (1 << 10, 1 << 10, 16384),
+        (1 << 20, 16, 64),
+    ];
     if only.is_empty() || only == "poly" {
         let sel: Option<usize> = std::env::var("GPMP_TIMING_CASE").ok().and_then(|s| s.parse().ok());
         for (c, (fl, gl, bits)) in grid.into_iter().enumerate() {

@@ -12,10 +12,7 @@
 //! of the terms of one h_k, so b bounds it. The shorter operand is zero-padded (its high blocks are
 //! zero), as in the thesis. Evaluation and interpolation are exact on GMP integers.
 use super::kronecker::same;
-use crate::int::{
-    limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, unpack_signed, IntRef, Mpz,
-    MpzView, ZSlab,
-};
+use crate::int::{limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, unpack_signed, IntRef, Mpz, MpzView, ZSlab};
 use crate::Result;
 use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
@@ -103,10 +100,7 @@ fn mul_k(f: &[IntRef], g: &[IntRef], k: usize, points: &[Point], rows: &[(u64, &
     let l = f.len().max(g.len()).div_ceil(k).next_multiple_of(align);
     let square = same(f, g);
     let blocks = |p: &[IntRef]| -> Result<Vec<(Vec<u64>, bool)>> {
-        (0..k)
-            .into_par_iter()
-            .map(|i| pack_signed(&p[(i * l).min(p.len())..((i + 1) * l).min(p.len())], b))
-            .collect()
+        (0..k).into_par_iter().map(|i| pack_signed(&p[(i * l).min(p.len())..((i + 1) * l).min(p.len())], b)).collect()
     };
     let evaluate = |z: &[(Vec<u64>, bool)]| -> Vec<Mpz> {
         let z: Vec<MpzView> = z.iter().map(|(m, n)| MpzView::new(*n, m)).collect();
@@ -124,12 +118,7 @@ fn mul_k(f: &[IntRef], g: &[IntRef], k: usize, points: &[Point], rows: &[(u64, &
     let products: Vec<(Vec<u64>, bool)> = a
         .par_iter()
         .zip(c.par_iter())
-        .map(|(x, y)| {
-            Ok((
-                if square { mul_mag(x.mag(), x.mag())? } else { mul_mag(x.mag(), y.mag())? },
-                x.neg() != y.neg(),
-            ))
-        })
+        .map(|(x, y)| Ok((if square { mul_mag(x.mag(), x.mag())? } else { mul_mag(x.mag(), y.mag())? }, x.neg() != y.neg())))
         .collect::<Result<_>>()?;
     let cv: Vec<MpzView> = products.iter().map(|(m, n)| MpzView::new(*n, m)).collect();
     let hs: Vec<Option<Mpz>> = rows.par_iter().map(|&(d, row)| interpolate_row(&cv, d, row)).collect();

@@ -54,8 +54,7 @@ const BPAS_PRIMES: &[u64] = &[29 << 57 | 1, 69 << 55 | 1, 177 << 54 | 1, 163 << 
 
 /// 50-bit primes (below 2^50: tfhe-ntt's IFMA path on AVX-512 IFMA CPUs) with 2-adic valuation
 /// ≥ 42: 63·2^44+1, 75·2^43+1, 247·2^42+1, 207·2^42+1, 159·2^42+1.
-const IFMA_PRIMES: &[u64] =
-    &[1108307720798209, 659706976665601, 1086317488242689, 910395627798529, 699289395265537];
+const IFMA_PRIMES: &[u64] = &[1108307720798209, 659706976665601, 1086317488242689, 910395627798529, 699289395265537];
 
 /// Most primes a product uses (the CRT is monomorphised for 1 ..= MAX_PRIMES).
 const MAX_PRIMES: usize = 5;
@@ -123,9 +122,7 @@ impl Params {
                 best = Some(par);
             }
         }
-        let too_large = || {
-            Error::SizeTooLarge(format!("two-convolution: {bits}-bit coefficients, lengths {flen}, {glen}"))
-        };
+        let too_large = || Error::SizeTooLarge(format!("two-convolution: {bits}-bit coefficients, lengths {flen}, {glen}"));
         let par = best.ok_or_else(too_large)?;
         // 2n | p − 1 for the transform length n = K·L = 2^(k + log₂L).
         let log_2n = par.k + par.l.ilog2() + 1;
@@ -210,13 +207,7 @@ impl<const E: usize> Crt<E> {
     fn new(primes: &[u64]) -> Crt<E> {
         let p: [u64; E] = std::array::from_fn(|i| primes[i]);
         let inv = std::array::from_fn(|i| {
-            std::array::from_fn(|j| {
-                if j < i {
-                    Shoup::new(invmod(p[j] % p[i], p[i]), p[i])
-                } else {
-                    Shoup::default()
-                }
-            })
+            std::array::from_fn(|j| if j < i { Shoup::new(invmod(p[j] % p[i], p[i]), p[i]) } else { Shoup::default() })
         });
         let pmax = p.iter().copied().max().unwrap_or(0);
         let lift = p.map(|q| q * pmax.div_ceil(q));
@@ -360,8 +351,7 @@ impl Convolutions {
         let square = std::ptr::eq(f.as_ptr(), g.as_ptr()) && f.len() == g.len();
         let a = split(f, par)?;
         let b = if square { None } else { Some(split(g, par)?) };
-        let primes =
-            par.primes[..par.e].iter().map(|&p| PrimeData::new(p, par.kk())).collect::<Result<Vec<_>>>()?;
+        let primes = par.primes[..par.e].iter().map(|&p| PrimeData::new(p, par.kk())).collect::<Result<Vec<_>>>()?;
         let jobs: Vec<(usize, bool)> = (0..par.e).flat_map(|q| [(q, false), (q, true)]).collect();
         let mut out = jobs
             .par_iter()
@@ -449,10 +439,7 @@ impl Convolutions {
                 }
                 sub_in_place(acc, &z);
                 ZSlab::set_twos_complement(acc, sign);
-                debug_assert!(
-                    acc[row.len()..].iter().all(|&l| l == 0),
-                    "two-convolution: coefficient overflow"
-                );
+                debug_assert!(acc[row.len()..].iter().all(|&l| l == 0), "two-convolution: coefficient overflow");
                 row.copy_from_slice(&acc[..row.len()]);
             },
         );
@@ -500,22 +487,14 @@ mod tests {
                 })
                 .collect()
         };
-        let want = [
-            4160, 14816, -480, 6052, 23443, -10518, 75531, -17572, 31517, -13649, -30437, -5967, -50198,
-            -16721, -11967, -7070, -2600,
-        ];
+        let want =
+            [4160, 14816, -480, 6052, 23443, -10518, 75531, -17572, 31517, -13649, -30437, -5967, -50198, -16721, -11967, -7070, -2600];
         for primes in FAMILIES {
             let par = Params { k: 1, m: 5, e: 2, l: 32, primes };
             let la = signed(&av, split(&av, par).unwrap());
             let lb = signed(&bv, split(&bv, par).unwrap());
-            assert_eq!(
-                la,
-                [[8, 1], [20, 2], [-31, -3], [1, 7], [-6, -3], [9, 6], [25, 6], [-23, -1], [4, 3]]
-            );
-            assert_eq!(
-                lb,
-                [[8, 3], [24, 4], [-1, 0], [19, 1], [-18, -3], [9, 0], [-14, -3], [-21, -2], [-26, 0]]
-            );
+            assert_eq!(la, [[8, 1], [20, 2], [-31, -3], [1, 7], [-6, -3], [9, 6], [25, 6], [-23, -1], [4, 3]]);
+            assert_eq!(lb, [[8, 3], [24, 4], [-1, 0], [19, 1], [-18, -3], [9, 0], [-14, -3], [-21, -2], [-26, 0]]);
 
             let conv = Convolutions::new(&av, &bv, par).unwrap();
             let crt = Crt::<2>::new(primes);
@@ -554,26 +533,15 @@ mod tests {
         assert!(1 + 8 + par.k as u64 + 2 * par.m as u64 <= cap(&BPAS_PRIMES[..par.e]), "{par:?}");
         assert_ne!((par.k, par.m, par.e), (1, 57, 2));
         // Transforms beyond the primes' 2-adic valuation are refused, not wrapped.
-        assert!(matches!(
-            Params::choose(IFMA_PRIMES, 1 << 40, 1 << 20, 1 << 20),
-            Err(Error::SizeTooLarge(_))
-        ));
+        assert!(matches!(Params::choose(IFMA_PRIMES, 1 << 40, 1 << 20, 1 << 20), Err(Error::SizeTooLarge(_))));
         for primes in FAMILIES {
-            for (bits, flen, glen) in [
-                (1, 1, 1),
-                (64, 5000, 3),
-                (300, 2000, 2000),
-                (1024, 4096, 4096),
-                (256, 65536, 65536),
-                (100_000, 3, 3),
-            ] {
+            for (bits, flen, glen) in
+                [(1, 1, 1), (64, 5000, 3), (300, 2000, 2000), (1024, 4096, 4096), (256, 65536, 65536), (100_000, 3, 3)]
+            {
                 let par = Params::choose(primes, bits, flen, glen).unwrap();
                 let need = 1 + crate::int::ceil_log2(flen.min(glen)) + par.k as u64 + 2 * par.m as u64;
                 assert!(need <= cap(&primes[..par.e]), "{par:?}");
-                assert!(
-                    (par.m as u64) << par.k >= bits && par.m <= 64 && par.l >= flen + glen - 1,
-                    "{par:?}"
-                );
+                assert!((par.m as u64) << par.k >= bits && par.m <= 64 && par.l >= flen + glen - 1, "{par:?}");
             }
         }
     }
@@ -633,13 +601,7 @@ mod tests {
                             m <= 64 && need0 + k as u64 + 2 * m <= cap(&primes[..e])
                         })
                         .unwrap();
-                    let par = Params {
-                        k,
-                        m: bits.div_ceil(1 << k) as u32,
-                        e,
-                        l: (2 * len + 2).next_power_of_two().max(MIN_NTT),
-                        primes,
-                    };
+                    let par = Params { k, m: bits.div_ceil(1 << k) as u32, e, l: (2 * len + 2).next_power_of_two().max(MIN_NTT), primes };
                     let (fv, gv) = (views(&f), views(&g));
                     assert_eq!(slab_coefs(&mul_with(&fv, &gv, par).unwrap()), oracle(&fv, &gv), "{par:?}");
                 }
