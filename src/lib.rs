@@ -13,6 +13,7 @@ pub mod gpu;
 pub mod int;
 pub mod nmod;
 pub mod runtime;
+pub mod tuning;
 pub mod zpoly;
 
 #[doc(hidden)]
