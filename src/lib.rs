@@ -17,6 +17,9 @@ pub mod tuning;
 pub mod zpoly;
 
 #[doc(hidden)]
+pub mod testing;
+
+#[doc(hidden)]
 pub mod ffi;
 
 pub use error::{Error, Result};

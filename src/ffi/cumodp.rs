@@ -186,7 +186,7 @@ mod gpu_tests {
     #[test]
     fn cumodp_agrees_on_both_backends() {
         let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
-        let mut r = crate::zpoly::testing::Rng(17);
+        let mut r = crate::testing::Rng(17);
         for p in [fourier_primes(31, 24, 1)[0], fourier_primes(30, 22, 1)[0]] {
             let ps = p as sfixn;
             for (k, m) in [(1i32, 3i32), (5, 2), (12, 3), (13, 1), (14, 2), (20, 1)] {

@@ -446,7 +446,7 @@ pub unsafe extern "C" fn gpmp_gfpf_poly_mul(
 mod tests {
     use super::*;
     use crate::ffi::runtime::gpmp_last_error;
-    use crate::zpoly::testing::Rng;
+    use crate::testing::Rng;
     use gpmp_status::{GPMP_INVALID_ARGUMENT as INVALID, GPMP_SUCCESS as OK};
     use std::mem::MaybeUninit;
 
@@ -616,7 +616,7 @@ mod tests {
 mod gpu_tests {
     use super::*;
     use crate::ffi::runtime::{gpmp_set_backend, RawBackend};
-    use crate::zpoly::testing::Rng;
+    use crate::testing::Rng;
 
     /// gpmp_gfpf_dft/_idft/_mul_n/_add_n/_sub_n give the same words on the CPU, GPU and AUTO
     /// backends (P3 and P4, both layouts, N across AUTO's thresholds, p − 1 and r − 1 digits).
@@ -629,7 +629,7 @@ mod gpu_tests {
             let f = unsafe { &(*fp).0 };
             let k = kk as usize;
             for n in [64usize, 1 << 14, 1 << 16] {
-                let mut x: Vec<u64> = (0..n).flat_map(|_| crate::gfpf::testing::random(f, &mut rng)).collect();
+                let mut x: Vec<u64> = (0..n).flat_map(|_| crate::testing::gfpf::random(f, &mut rng)).collect();
                 f.set_minus_one(&mut x[..k]);
                 x[k..2 * k].fill(f.radix() - 1);
                 let y: Vec<u64> = x.chunks(k).rev().flatten().copied().collect();

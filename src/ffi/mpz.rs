@@ -306,7 +306,7 @@ pub(crate) unsafe fn write_ints<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::{poly, views, Rng};
+    use crate::testing::{poly, views, Rng};
 
     /// Arrays past PARALLEL_LEN take the parallel paths: the views equal the serial ones, and the
     /// writer grows exactly what is too small and writes every value (mixed signs, zeros, sizes).
@@ -421,7 +421,7 @@ mod tests {
     #[cfg(feature = "gpu-tests")]
     #[test]
     fn c_api_products_alias_their_inputs() {
-        use crate::zpoly::testing::slab_coefs;
+        use crate::testing::slab_coefs;
         use crate::zpoly::{self, Alg};
         let mut rng = Rng(83);
         for &(fl, gl, bits) in &[(300usize, 400usize, 3000u64), ((1 << 20) + 5, 3, 64), (40_000, 30_000, 100), (5000, 5000, 1)] {
@@ -430,7 +430,7 @@ mod tests {
             let (fv, gv) = (views(&f), views(&g));
             assert!(zpoly::gpu_wanted(&fv, &gv, crate::runtime::Backend::Gpu).unwrap());
             let want = if fl * gl <= 1 << 20 {
-                crate::zpoly::testing::oracle(&fv, &gv)
+                crate::testing::oracle(&fv, &gv)
             } else {
                 slab_coefs(&zpoly::mul(&fv, &gv, Alg::SmallPrimeNtt).unwrap())
             };

@@ -163,7 +163,7 @@ mod gpu_tests {
     static BACKEND: Mutex<()> = Mutex::new(());
 
     fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut r = crate::zpoly::testing::Rng(seed);
+        let mut r = crate::testing::Rng(seed);
         move || r.next()
     }
 

@@ -144,7 +144,7 @@ pub unsafe extern "C" fn gpmp_zvec_powm(r: *mut gpmp_zvec, base: *const gpmp_zve
 #[cfg(all(test, feature = "gpu-tests"))]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::{coef, Rng};
+    use crate::testing::{coef, Rng};
     use gmp_mpfr_sys::gmp;
     use std::mem::MaybeUninit;
 

@@ -471,8 +471,8 @@ impl Gfpf {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{digits, elements, eq, fields, p_mpz, value};
-    use crate::zpoly::testing::{Mpz, Rng};
+    use crate::testing::gfpf::{digits, elements, eq, fields, p_mpz, value};
+    use crate::testing::{Mpz, Rng};
     use gmp_mpfr_sys::gmp;
 
     /// Every operation on every pair of edge/random elements against GMP mod p.
@@ -501,15 +501,15 @@ mod tests {
     #[test]
     fn products_match_gmp_on_random_pairs() {
         let mut rng = Rng(0x6FA1);
-        let mut fs = super::super::testing::fields();
+        let mut fs = crate::testing::gfpf::fields();
         fs.push(super::Gfpf::new_unchecked(u64::MAX - 1, 16));
         fs.push(super::Gfpf::new_unchecked(u64::MAX - 1, 64));
         for f in fs {
             let (k, p) = (f.k(), p_mpz(&f));
             let mut z = vec![0u64; k];
             for t in 0..200 {
-                let x = super::super::testing::random(&f, &mut rng);
-                let y = if t % 4 == 0 { vec![f.radix() - 1; k] } else { super::super::testing::random(&f, &mut rng) };
+                let x = crate::testing::gfpf::random(&f, &mut rng);
+                let y = if t % 4 == 0 { vec![f.radix() - 1; k] } else { crate::testing::gfpf::random(&f, &mut rng) };
                 let mut want = Mpz::new();
                 // SAFETY: initialised.
                 unsafe {
@@ -642,7 +642,7 @@ mod tests {
                 let neg = t % 3 == 1;
                 let mut z = vec![0u64; f.k()];
                 f.from_limbs(&mut z, neg, &mag);
-                let mut a = super::super::testing::limbs_mpz(&mag);
+                let mut a = crate::testing::gfpf::limbs_mpz(&mag);
                 // SAFETY: initialised.
                 unsafe {
                     if neg {
@@ -654,7 +654,7 @@ mod tests {
                 f.to_limbs(&mut back, &z);
                 // SAFETY: initialised.
                 unsafe { gmp::mpz_mod(&mut a.0, &a.0, &p.0) };
-                assert!(eq(&super::super::testing::limbs_mpz(&back), &a), "to_limbs t = {t}");
+                assert!(eq(&crate::testing::gfpf::limbs_mpz(&back), &a), "to_limbs t = {t}");
             }
         }
     }

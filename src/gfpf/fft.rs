@@ -422,8 +422,8 @@ impl Gfpf {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{eq, fields, p_mpz, random, value};
-    use crate::zpoly::testing::{Mpz, Rng};
+    use crate::testing::gfpf::{eq, fields, p_mpz, random, value};
+    use crate::testing::{Mpz, Rng};
     use gmp_mpfr_sys::gmp;
 
     /// X_i = Σ_j x_j ω^(ij) mod p in GMP.
@@ -531,7 +531,7 @@ mod tests {
     /// two six-step levels, passes of fewer than eight rows), forward and inverse.
     #[test]
     fn simd_and_scalar_paths_match_naive() {
-        use super::super::testing::elements;
+        use crate::testing::gfpf::elements;
         let mut rng = Rng(0xD9);
         let mut fs: Vec<_> = [8, 16, 32].map(|k| super::Gfpf::builtin(k).unwrap()).into();
         fs.push(super::Gfpf::new((1 << 50) + 97 * (1 << 20), 8).unwrap());

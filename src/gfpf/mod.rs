@@ -33,6 +33,3 @@ pub use simd::set_enabled as set_simd;
 pub use simd::{set_base_cap, set_karatsuba};
 
 pub use field::Gfpf;
-
-#[cfg(test)]
-pub(crate) mod testing;

@@ -61,8 +61,8 @@ impl Gfpf {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{fields, random};
-    use crate::zpoly::testing::Rng;
+    use crate::testing::gfpf::{fields, random};
+    use crate::testing::Rng;
 
     /// Against the schoolbook product mod p in GMP (via the element oracle), lengths 1 … 70.
     #[test]
@@ -81,19 +81,19 @@ mod tests {
                 let h = f.poly_mul(&a, &b).unwrap();
                 assert_eq!(h.len(), (fl + gl - 1) * k);
                 // Oracle: schoolbook with the GMP-checked element operations, all in GMP.
-                let p = super::super::testing::p_mpz(&f);
+                let p = crate::testing::gfpf::p_mpz(&f);
                 for c in 0..fl + gl - 1 {
-                    let mut acc = crate::zpoly::testing::Mpz::new();
+                    let mut acc = crate::testing::Mpz::new();
                     for i in c.saturating_sub(gl - 1)..=c.min(fl - 1) {
                         let (x, y) =
-                            (super::super::testing::value(&f, &a[i * k..][..k]), super::super::testing::value(&f, &b[(c - i) * k..][..k]));
+                            (crate::testing::gfpf::value(&f, &a[i * k..][..k]), crate::testing::gfpf::value(&f, &b[(c - i) * k..][..k]));
                         // SAFETY: initialised.
                         unsafe { gmp_mpfr_sys::gmp::mpz_addmul(&mut acc.0, &x.0, &y.0) };
                     }
                     // SAFETY: initialised.
                     unsafe { gmp_mpfr_sys::gmp::mpz_mod(&mut acc.0, &acc.0, &p.0) };
                     assert!(
-                        super::super::testing::eq(&super::super::testing::value(&f, &h[c * k..][..k]), &acc),
+                        crate::testing::gfpf::eq(&crate::testing::gfpf::value(&f, &h[c * k..][..k]), &acc),
                         "r = {} {fl}x{gl} coefficient {c}",
                         f.radix()
                     );

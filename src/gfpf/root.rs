@@ -106,8 +106,8 @@ impl Gfpf {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{fields, random};
-    use crate::zpoly::testing::Rng;
+    use crate::testing::gfpf::{fields, random};
+    use crate::testing::Rng;
 
     #[test]
     fn roots_have_the_required_orders() {

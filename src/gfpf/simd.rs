@@ -875,9 +875,9 @@ unsafe fn dft8_k<const K: usize>(f: &Gfpf, m: usize, em: usize, io: &Lanes, tw: 
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::elements;
     use super::super::Gfpf;
-    use crate::zpoly::testing::Rng;
+    use crate::testing::gfpf::elements;
+    use crate::testing::Rng;
 
     /// X_i = Σ_j x_j r^(em·i·j) by shifts and additions (the definition, no butterflies).
     fn naive_shift_dft(f: &Gfpf, x: &[u64], m: usize, em: usize) -> Vec<u64> {
@@ -909,8 +909,8 @@ mod tests {
     /// landing on −1 and 0 (the sub_carry finish and the sign crossings) are among them.
     #[test]
     fn mul_n_matches_gmp() {
-        use super::super::testing::{digits, fields, p_mpz, value};
-        use crate::zpoly::testing::Mpz;
+        use crate::testing::gfpf::{digits, fields, p_mpz, value};
+        use crate::testing::Mpz;
         use gmp_mpfr_sys::gmp;
         let mut rng = Rng(0x1F3A);
         let mut fs = fields();

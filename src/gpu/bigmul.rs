@@ -593,7 +593,7 @@ pub fn time_device(a: &[u64], b: &[u64], reps: usize) -> Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::Rng;
+    use crate::testing::Rng;
 
     /// Garner's constants reconstruct c from the residues of c·2^(−64), for c up to 3·2^183.
     #[test]
@@ -659,7 +659,7 @@ mod tests {
     #[cfg(feature = "gpu-tests")]
     mod device {
         use super::super::*;
-        use crate::zpoly::testing::Rng;
+        use crate::testing::Rng;
         use gmp_mpfr_sys::gmp;
 
         fn gmp_ref(a: &[u64], b: &[u64]) -> Vec<u64> {

@@ -441,7 +441,7 @@ pub fn time_binary(f: &Gfpf, op: Op, n: usize, reps: usize) -> Result<f64> {
 mod tests {
     use super::*;
     use crate::gfpf::Gfpf;
-    use crate::zpoly::testing::Rng;
+    use crate::testing::Rng;
 
     /// What gfpf_stage's threads do for one group: the inputs in bit-reversed order, then log2 M
     /// levels where lane t combines with lane t ^ h: lower a + b·r^s, upper a − b·r^s, with
@@ -505,7 +505,7 @@ mod tests {
 
     fn input(f: &Gfpf, rng: &mut Rng, n: usize) -> Vec<u64> {
         let k = f.k();
-        let mut x: Vec<u64> = (0..n).flat_map(|_| crate::gfpf::testing::random(f, rng)).collect();
+        let mut x: Vec<u64> = (0..n).flat_map(|_| crate::testing::gfpf::random(f, rng)).collect();
         if n >= 4 {
             f.set_minus_one(&mut x[k..2 * k]);
             x[2 * k..3 * k].fill(f.radix() - 1);
@@ -615,7 +615,7 @@ mod tests {
     #[cfg(feature = "gpu-tests")]
     mod gpu {
         use super::*;
-        use crate::gfpf::testing::elements;
+        use crate::testing::gfpf::elements;
 
         fn transpose(v: &[u64], n: usize, k: usize) -> Vec<u64> {
             (0..k).flat_map(|j| (0..n).map(move |i| v[i * k + j])).collect()
@@ -696,8 +696,8 @@ mod tests {
                 let mut x: Vec<u64> = els.iter().flat_map(|a| els.iter().flat_map(move |_| a.iter().copied())).collect();
                 let mut y: Vec<u64> = els.iter().flat_map(|_| els.iter().flatten().copied()).collect();
                 for _ in 0..100_003 {
-                    x.extend(crate::gfpf::testing::random(f, &mut rng));
-                    y.extend(crate::gfpf::testing::random(f, &mut rng));
+                    x.extend(crate::testing::gfpf::random(f, &mut rng));
+                    y.extend(crate::testing::gfpf::random(f, &mut rng));
                 }
                 let n = x.len() / k;
                 type Core = fn(&Gfpf, &mut [u64], &[u64], &[u64]);

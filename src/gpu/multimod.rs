@@ -907,7 +907,7 @@ mod tests {
     use super::*;
     use crate::nmod::crt::Crt;
     use crate::nmod::prime::{mul_shoup, submod};
-    use crate::zpoly::testing::Rng;
+    use crate::testing::Rng;
 
     /// The `garner` kernel's arithmetic on the host: (negative, |x|) from the residues.
     fn garner_host(r: &[u64], primes: &[u64]) -> (bool, Vec<u64>) {
@@ -1056,8 +1056,8 @@ mod tests {
 
     /// The products of the parts tests, (f, g, prime group): 256- to 1024-bit coefficients,
     /// direct and split shapes, one huge coefficient, max coefficients with alternating signs.
-    fn parts_cases() -> Vec<(Vec<crate::zpoly::testing::Coef>, Vec<crate::zpoly::testing::Coef>, usize)> {
-        use crate::zpoly::testing::{coef, poly};
+    fn parts_cases() -> Vec<(Vec<crate::testing::Coef>, Vec<crate::testing::Coef>, usize)> {
+        use crate::testing::{coef, poly};
         let mut rng = Rng(53);
         let mut v = Vec::new();
         for &(fl, gl, bits, style, group) in &[
@@ -1088,7 +1088,7 @@ mod tests {
     /// products, not the squares), `OutOfMemory` below the inputs, and no cut without a cap.
     #[test]
     fn cuts_follow_the_memory_budget() {
-        use crate::zpoly::testing::views;
+        use crate::testing::views;
         for (f, g, group) in parts_cases() {
             let (fv, gv) = (views(&f), views(&g));
             let ops: Vec<(&[IntRef], &[IntRef])> = if g.is_empty() { vec![(&fv, &fv)] } else { vec![(&fv, &gv), (&fv, &fv)] };
@@ -1118,7 +1118,7 @@ mod tests {
     #[cfg(feature = "gpu-tests")]
     mod gpu {
         use super::*;
-        use crate::zpoly::testing::{coef, oracle, poly, slab_coefs, views, Coef};
+        use crate::testing::{coef, oracle, poly, slab_coefs, views, Coef};
         use crate::zpoly::{self, Alg};
 
         fn check(f: &[Coef], g: &[Coef], what: &str) {

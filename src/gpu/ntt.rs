@@ -576,7 +576,7 @@ mod tests {
         }
 
         fn rng(seed: u64) -> impl FnMut() -> u64 {
-            let mut r = crate::zpoly::testing::Rng(seed);
+            let mut r = crate::testing::Rng(seed);
             move || r.next()
         }
 

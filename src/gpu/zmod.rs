@@ -259,7 +259,7 @@ mod tests {
     mod gpu {
         use super::*;
         use crate::int::batch as cpu;
-        use crate::zpoly::testing::{coef, views, Coef, Rng};
+        use crate::testing::{coef, views, Coef, Rng};
 
         /// Moduli: 3, 2^64k − 1, top bit set, random odd, of 1..=64 limbs across the padded
         /// specialisations; and even ones (CPU fallback).

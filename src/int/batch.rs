@@ -255,7 +255,7 @@ pub fn powm(base: &[IntRef], exp: &[IntRef], m: IntRef) -> Result<ZList> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::{coef, views, Coef, Mpz as Z, Rng};
+    use crate::testing::{coef, views, Coef, Mpz as Z, Rng};
     use gmp_mpfr_sys::gmp::mpz_t;
 
     /// A batch of n integers of mixed sizes 1..=max_bits: random, all-ones limbs (±(2^64k − 1)),

@@ -66,7 +66,7 @@ fn gmp_mul(x: &[u64], y: &[u64], r: &mut [u64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::Rng;
+    use crate::testing::Rng;
 
     fn gmp_ref(a: &[u64], b: &[u64]) -> Vec<u64> {
         let mut r = vec![0; a.len() + b.len()];

@@ -170,7 +170,7 @@ fn mask(d: &mut [u64], b: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::{poly, views, Mpz, Rng};
+    use crate::testing::{poly, views, Mpz, Rng};
     use gmp_mpfr_sys::gmp;
 
     /// Σ c_i 2^(bi) by mpz arithmetic.

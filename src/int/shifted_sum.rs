@@ -72,7 +72,7 @@ fn extend(buf: &mut [u64], top: usize, end: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::{coef, Mpz, Rng};
+    use crate::testing::{coef, Mpz, Rng};
     use gmp_mpfr_sys::gmp;
 
     #[test]

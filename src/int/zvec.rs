@@ -269,7 +269,7 @@ impl ZVec {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::{coef, views, Coef, Rng};
+    use crate::testing::{coef, views, Coef, Rng};
 
     /// n integers of at most `bits` bits: random kinds (random, all-ones, power of two, zero) and
     /// sizes, random signs, some ±1.

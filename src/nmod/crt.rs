@@ -402,7 +402,7 @@ pub fn prime_product(primes: &[u64]) -> Vec<u64> {
 mod tests {
     use super::*;
     use crate::nmod::prime::fourier_primes;
-    use crate::zpoly::testing::{Mpz, Rng};
+    use crate::testing::{Mpz, Rng};
     use gmp_mpfr_sys::gmp;
 
     fn mpz_of(neg: bool, mag: &[u64]) -> Mpz {

@@ -325,7 +325,7 @@ fn blocked(primes: &[u64], n: usize, block: usize, ll: usize, long: &Fill, ls: u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::Rng;
+    use crate::testing::Rng;
 
     fn naive(a: &[u64], b: &[u64], p: u64) -> Vec<u64> {
         let mut c = vec![0u64; a.len() + b.len() - 1];

@@ -112,7 +112,7 @@ impl Modulus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::Rng;
+    use crate::testing::Rng;
 
     #[test]
     fn reductions_match_u128_remainder() {

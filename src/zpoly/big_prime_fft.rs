@@ -68,7 +68,7 @@ fn mul_chunks(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
 
 #[cfg(test)]
 mod tests {
-    use crate::zpoly::testing::{check_alg, check_large};
+    use crate::testing::zpoly::{check_alg, check_large};
     use crate::zpoly::Alg;
 
     #[test]

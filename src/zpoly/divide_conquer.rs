@@ -90,7 +90,8 @@ pub(crate) fn mul_depth(f: &[IntRef], g: &[IntRef], depth: u32) -> Result<ZSlab>
 #[cfg(test)]
 mod tests {
     use super::mul_depth;
-    use crate::zpoly::testing::{check_alg, check_large, oracle, poly, slab_coefs, views, Rng};
+    use crate::testing::zpoly::{check_alg, check_large};
+    use crate::testing::{oracle, poly, slab_coefs, views, Rng};
     use crate::zpoly::Alg;
 
     #[test]

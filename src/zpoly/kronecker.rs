@@ -38,7 +38,7 @@ pub(crate) fn same(f: &[IntRef], g: &[IntRef]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::zpoly::testing::{check_alg, check_large};
+    use crate::testing::zpoly::{check_alg, check_large};
     use crate::zpoly::Alg;
 
     #[test]

@@ -14,8 +14,6 @@ pub mod toom;
 pub mod two_convolution;
 
 #[cfg(test)]
-pub(crate) mod testing;
-#[cfg(test)]
 mod timing;
 
 use crate::int::{product_bits, IntRef, ZSlab};

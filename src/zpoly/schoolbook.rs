@@ -72,7 +72,7 @@ pub(crate) fn addmul_signed(acc: &mut [u64], a: IntRef, b: IntRef, tmp: &mut [u6
 
 #[cfg(test)]
 mod tests {
-    use crate::zpoly::testing::check_alg;
+    use crate::testing::zpoly::check_alg;
     use crate::zpoly::Alg;
 
     #[test]

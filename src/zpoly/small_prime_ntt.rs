@@ -56,7 +56,8 @@ fn residues_of<'a>(c: &'a [IntRef]) -> impl Fn(usize, &Modulus, usize, &mut [u64
 
 #[cfg(test)]
 mod tests {
-    use crate::zpoly::testing::{assert_mul, check_alg, poly, Rng};
+    use crate::testing::zpoly::{assert_mul, check_alg};
+    use crate::testing::{poly, Rng};
     use crate::zpoly::Alg;
 
     #[test]

@@ -2,7 +2,7 @@
 //! `cargo test --release --lib -- --ignored --nocapture timing`; env GPMP_TIMING_THREADS, default 1).
 //! Speed is reported, never asserted; the committed harness is `bench/`.
 use crate::runtime;
-use crate::zpoly::testing::{poly, views, Rng};
+use crate::testing::{poly, views, Rng};
 use std::time::Instant;
 
 /// CPU seconds of the calling thread (on a loaded machine a 1-thread run is timed by CPU time).

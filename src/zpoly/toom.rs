@@ -208,7 +208,7 @@ fn interpolate_row(c: &[MpzView], d: u64, row: &[i64]) -> Option<Mpz> {
 
 #[cfg(test)]
 mod tests {
-    use crate::zpoly::testing::{check_alg, check_large};
+    use crate::testing::zpoly::{check_alg, check_large};
     use crate::zpoly::Alg;
 
     #[test]
@@ -235,8 +235,8 @@ mod tests {
     /// Kronecker, divide & conquer, Toom-4 and Toom-8 against the schoolbook product.
     #[test]
     fn block_algorithms_agree_on_random_shapes() {
+        use crate::testing::{poly, slab_coefs, views, Rng};
         use crate::zpoly::mul;
-        use crate::zpoly::testing::{poly, slab_coefs, views, Rng};
         let mut rng = Rng(777);
         for it in 0..150 {
             let fl = 1 + rng.below(if it % 10 == 0 { 2000 } else { 150 }) as usize;

@@ -462,7 +462,8 @@ fn load(a: &[u64], f: &[IntRef], par: Params, p: u64, tw: &[Shoup]) -> Result<Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::zpoly::testing::{assert_mul, check_alg, oracle, poly, slab_coefs, views, Rng};
+    use crate::testing::zpoly::{assert_mul, check_alg};
+    use crate::testing::{oracle, poly, slab_coefs, views, Rng};
     use crate::zpoly::Alg;
 
     const FAMILIES: [&[u64]; 2] = [BPAS_PRIMES, IFMA_PRIMES];
@@ -616,7 +617,7 @@ mod tests {
 
     #[test]
     fn two_convolution_matches_schoolbook_large() {
-        crate::zpoly::testing::check_large(Alg::TwoConvolution);
+        crate::testing::zpoly::check_large(Alg::TwoConvolution);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Test support: the GMP oracle for field elements and generators of random and edge elements.
-use super::Gfpf;
-use crate::zpoly::testing::{Mpz, Rng};
+use super::{Mpz, Rng};
+use crate::gfpf::Gfpf;
 use gmp_mpfr_sys::gmp;
 
 /// The fields every test runs on: P3, P4, Table 2.1 with k = 2 and 4, and small primes
