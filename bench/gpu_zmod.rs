@@ -4,7 +4,7 @@
 //!   bits, full-size odd modulus (top bit set), operands and exponents;
 //! - end to end through zvec from host integers (set a, set b, mulmod or powm, get);
 //! - the CPU: `batch::powm` (GMP `mpz_powm` per element) and `batch::mulmod` on all host threads;
-//! - the `gpmp_mpz_mulmod_n`/`_powm_n` GPU route (`gpu::zmod::batch`) against the CPU at several n,
+//! - the `gpmp_mpz_mulmod_n`/`_powm_n` GPU route (`ops::int::on_device`) against the CPU at several n,
 //!   for AUTO's threshold.
 //!
 //! Each GPU result is checked against the CPU on sampled elements. The bound column counts 64×64
@@ -12,8 +12,8 @@
 //! products/s (../shared/reference/peers-and-limits.md §5).
 //!   usage: gpu_zmod [reps] [log2 n mulmod] [log2 n powm 1024] [log2 n powm 2048] [resident]
 //!          (default 5 20 20 18; `resident`: the first table only)
-use gpmp::gpu::zmod;
-use gpmp::int::{batch, IntRef, ZList, ZVec};
+use gpmp::int::{batch, IntRef, ZList};
+use gpmp::ops::{int::on_device, zvec::ZVec};
 use gpmp::runtime::{self, Backend};
 use std::time::Instant;
 
@@ -133,7 +133,7 @@ fn main() {
         return;
     }
     // mpz_*_n routes: GPU (upload, kernel, download) against the CPU, for AUTO's threshold
-    println!("\nThe gpmp_mpz_mulmod_n/_powm_n GPU route (gpu::zmod::batch: views → device → ZList) against the CPU batch (GMP, {} threads), full-size odd modulus (top bit set), full-size operands and exponents of the given bits:\n", runtime::num_threads());
+    println!("\nThe gpmp_mpz_mulmod_n/_powm_n GPU route (ops::int::on_device: views → device → ZList) against the CPU batch (GMP, {} threads), full-size odd modulus (top bit set), full-size operands and exponents of the given bits:\n", runtime::num_threads());
     println!("| op | m bits | e bits | n | CPU ms | GPU route ms | CPU / GPU |");
     println!("|---|---|---|---|---|---|---|");
     let cases: [(bool, u64, u64, &[usize]); 6] = [
@@ -158,7 +158,7 @@ fn main() {
             let (xa, xb) = (views(&ma, &sa, l), views(&mb, &sb, lb));
             let r = if pow { 1 } else { 3 };
             let cpu = per_call(r, || on_cpu(|| if pow { batch::powm(&xa, &xb, mv) } else { batch::mulmod(&xa, &xb, mv) }.unwrap()), |_| ());
-            let gpu = per_call(r, || runtime::install(|| zmod::batch(&xa, &xb, &m, pow).unwrap()), |_| ());
+            let gpu = per_call(r, || runtime::install(|| on_device(&xa, &xb, &m, pow).unwrap()), |_| ());
             println!(
                 "| {} | {bits} | {} | 2^{logn} | {:.3} | {:.3} | {:.2} |",
                 if pow { "powm" } else { "mulmod" },

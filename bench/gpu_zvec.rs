@@ -11,7 +11,8 @@
 //!                                        GPMP_ZVEC_MINB, GPMP_ZVEC_MINBC, GPMP_ZVEC_ACC, GPMP_ZVEC_CHUNK,
 //!                                        GPMP_ZVEC_PF)
 //!          gpu_zvec kernels              one mul a·b and one add a + b per size (for a profiler)
-use gpmp::int::{batch, IntRef, ZVec};
+use gpmp::int::{batch, IntRef};
+use gpmp::ops::zvec::ZVec;
 use gpmp::runtime;
 
 #[path = "common.rs"]

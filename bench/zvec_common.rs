@@ -4,7 +4,8 @@
 #![allow(dead_code)]
 use super::common::Rng;
 use gpmp::gpu::device::{self, Device};
-use gpmp::int::{IntRef, ZVec};
+use gpmp::int::IntRef;
+use gpmp::ops::zvec::ZVec;
 use gpmp::runtime;
 use std::sync::Arc;
 use std::time::Instant;

@@ -12,6 +12,7 @@ pub mod gfpf;
 pub mod gpu;
 pub mod int;
 pub mod nmod;
+pub mod ops;
 pub mod runtime;
 pub mod tuning;
 pub mod zpoly;

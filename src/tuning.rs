@@ -12,14 +12,80 @@
 //! (`gpmp_set_backend`) and the thread count, never with hidden switches.
 
 // ---- CPU or GPU: the AUTO backend's crossovers (read only by `ops::route`) ----
+// Measured end to end from host memory on the H100 host against gpmp's CPU path on its 16 cores
+// (bench/results/gpu-h100.md). Under the GPU backend every call the device can serve goes there.
+
+/// Z\[x\] product, output words (length × limbs of a product coefficient): 2^13 × 64-bit (49k words)
+/// ties, 2^14 × 64-bit (98k) is 2× faster on the GPU, 2^10 × 64-bit (6k) 0.7×.
+pub const ZPOLY_MUL_GPU_MIN_WORDS: u64 = 1 << 16;
+/// One big-integer product, limbs of the shorter operand: 2^12 limbs 0.30 ms GPU / 0.18 ms CPU,
+/// 2^13 0.28 / 0.35, 2^16 0.66 / 2.00.
+pub const INT_MUL_GPU_MIN_LIMBS: u64 = 1 << 13;
+/// Product mod a word-size prime, output words of the integer product: balanced 2^16 (2^18 words)
+/// ties, 2^20 is 1.5× and 2^22 2× faster on the GPU.
+pub const NMOD_POLY_MUL_GPU_MIN_WORDS: u64 = 1 << 19;
+/// Word-size NTTs from host memory: never (the CPU wins at every size while the data crosses PCIe
+/// through pageable copies).
+pub const NMOD_NTT_GPU_MIN_WORDS: u64 = u64::MAX;
+/// GFPF DFT, elements: 4–8× faster on the GPU from N = 2^10 (P3 and P4, tables cached).
+pub const GFPF_DFT_GPU_MIN_N: u64 = 1 << 10;
+/// GFPF elementwise add/sub/mul: never (three transfers cost more than the CPU's products up to 2^20).
+pub const GFPF_ELEMENTWISE_GPU_MIN_N: u64 = u64::MAX;
+/// Where a new zvec lives, words (n × limbs): the chain set, set, mul, get takes 2.3–4.8× less time in
+/// device memory from 2^16 words to 2^25.
+pub const ZVEC_GPU_MIN_WORDS: u64 = 1 << 16;
+/// Batched mulmod over mpz arrays: never (uploads and downloads cost more than GMP on 16 cores).
+pub const MPZ_MULMOD_N_GPU_MIN_N: u64 = u64::MAX;
+/// Batched powm over mpz arrays, elements (together with [`MPZ_POWM_N_GPU_MIN_WORK`]): CPU / GPU time
+/// at n = 2^10 is 2.5–3.8 from 256-bit to 2048-bit operands, 38 at 2^14 × 1024 bits.
+pub const MPZ_POWM_N_GPU_MIN_N: u64 = 1 << 10;
+/// ... and the average work of one element, bits(m)²·bits(e), at least this (256-bit m and e, the
+/// smallest size measured to win).
+pub const MPZ_POWM_N_GPU_MIN_WORK: u64 = 1 << 24;
 
 // ---- Z[x] multiplication ----
 
+/// One row of the Z\[x\] dispatcher's table ([`crate::zpoly::choose`]): for coefficients of at most
+/// `max_bits` bits and a shorter length m, schoolbook when m ≤ `schoolbook_max_len`, the fast
+/// algorithm when m ≥ `fast_min_len`, Kronecker substitution in between.
+pub struct ZpolyMulRow {
+    pub max_bits: u64,
+    pub schoolbook_max_len: usize,
+    pub fast_min_len: usize,
+}
+
+/// The rows, by coefficient size; the fast algorithm is the small-prime NTT up to
+/// [`ZPOLY_MUL_SMALL_PRIME_NTT_MAX_BITS`] and the two-convolution above. Measured with
+/// `make -C bench thresholds` at 1 and 2 threads (bench/results/cpu-zpoly.md).
+/// Divide-and-conquer and Toom-4/8 won no cell; they stay available through `gpmp_poly_mul_alg`.
+pub const ZPOLY_MUL_ROWS: [ZpolyMulRow; 5] = [
+    ZpolyMulRow { max_bits: 128, schoolbook_max_len: 8, fast_min_len: 64 },
+    ZpolyMulRow { max_bits: 512, schoolbook_max_len: 4, fast_min_len: 256 },
+    ZpolyMulRow { max_bits: 2048, schoolbook_max_len: 2, fast_min_len: 256 },
+    ZpolyMulRow { max_bits: 8192, schoolbook_max_len: 2, fast_min_len: 1024 },
+    ZpolyMulRow { max_bits: u64::MAX, schoolbook_max_len: 2, fast_min_len: usize::MAX },
+];
+/// Coefficient size up to which the fast algorithm is the small-prime NTT (two-convolution above).
+pub const ZPOLY_MUL_SMALL_PRIME_NTT_MAX_BITS: u64 = 512;
+/// Unbalanced products of coefficients up to 512 bits with a longer length ≥ 1024 go to the
+/// small-prime NTT from a shorter length of 3: its overlap-add blocks transform the short operand once
+/// (2^20 × 16 at 64 bits: 101 ms against Kronecker's 125 ms at 1 thread).
+pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LONG_LEN: usize = 1024;
+/// The shorter length from which the unbalanced rule above applies.
+pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LEN: usize = 3;
+
 // ---- Integers ----
+
+/// Shorter operand (limbs) from which the multi-modular NTT product beats GMP's `mpn_mul` (1 thread,
+/// balanced, ms NTT / GMP: 640² 0.054 / 0.051, 768² 0.059 / 0.064, 1024² 0.068 / 0.092).
+pub const INT_MUL_NTT_MIN_LIMBS: usize = 768;
 
 // ---- Word-size prime fields: the NTT ----
 
 // ---- Word-size prime fields: products ----
+
+/// f·g mod p by schoolbook up to this shorter length, by NTT convolution above.
+pub const NMOD_POLY_MUL_SCHOOLBOOK_MAX_LEN: usize = 24;
 
 // ---- Generalized Fermat prime fields ----
 

@@ -14,11 +14,9 @@
 use super::gpmp_status;
 use super::nmod::{slice_in, slice_out};
 use super::status::guard;
-use crate::int::try_zeroed;
-use crate::nmod::prime::{mulmod, primitive_root_of_unity};
-use crate::nmod::{ntt, poly_mul};
+use crate::ops;
+use crate::ops::nmod::{self as ntt};
 use crate::{invalid, runtime, Result};
-use rayon::prelude::*;
 
 /// CUMODP's 32-bit signed machine integer.
 pub type sfixn = i32;
@@ -98,29 +96,6 @@ pub unsafe extern "C" fn gpmp_cumodp_list_fft_uni(X: *mut sfixn, m: sfixn, k: sf
     })
 }
 
-/// f·g mod p (f, g non-empty) by cyclic NTTs of length N = 2^⌈log2(len f + len g − 1)⌉ when the
-/// backend puts such transforms on the GPU (`nmod::ntt::on_gpu`: the GPU backend) and N divides p − 1:
-/// both forward transforms as one batch of two rows, the pointwise product on the host, the inverse.
-/// `None` when that route does not apply.
-fn ntt_product(f: &[u64], g: &[u64], p: u64) -> Result<Option<Vec<u64>>> {
-    let len = f.len() + g.len() - 1;
-    let n = len.next_power_of_two();
-    let gpu = crate::nmod::ntt::on_gpu()?;
-    if !gpu || !(p - 1).is_multiple_of(n as u64) {
-        return Ok(None);
-    }
-    let w = primitive_root_of_unity(n as u64, p)?;
-    let mut rows = try_zeroed::<u64>(2 * n)?;
-    rows[..f.len()].copy_from_slice(f);
-    rows[n..n + g.len()].copy_from_slice(g);
-    ntt::ntt_many(&mut rows, n, w, p)?;
-    let (a, b) = rows.split_at_mut(n);
-    a.par_iter_mut().zip(b.par_iter()).for_each(|(x, &y)| *x = mulmod(*x, y, p));
-    ntt::intt(a, w, p)?;
-    rows.truncate(len);
-    Ok(Some(rows))
-}
-
 /// H = F·G mod p with polynomials given by degree: F has df+1 coefficients, G has dg+1, H has room
 /// for dh+1. As in CUMODP's `cumodp_fftmul_uni`: if dh ≥ df+dg only the df+dg+1 coefficients of the
 /// product are written (the rest of H is untouched), otherwise its first dh+1. Any odd prime
@@ -148,10 +123,7 @@ pub unsafe extern "C" fn gpmp_cumodp_fftmul_uni(
         let g = residues(slice_in(G, dg as usize + 1, "G")?, p, "G")?;
         let keep = (dh as usize).min(df as usize + dg as usize) + 1;
         slice_in(H as *const sfixn, keep, "H")?;
-        let h = runtime::install(|| match ntt_product(&f, &g, p)? {
-            Some(h) => Ok(h),
-            None => poly_mul::poly_mul(&f, &g, p),
-        })?;
+        let h = runtime::install(|| ops::nmod::poly_mul_cumodp(&f, &g, p))?;
         slice_out(H, keep, "H")?.iter_mut().zip(&h).for_each(|(d, &s)| *d = s as sfixn);
         Ok(())
     })
@@ -162,6 +134,7 @@ mod gpu_tests {
     use super::super::runtime::{gpmp_set_backend, RawBackend};
     use super::*;
     use crate::nmod::prime::fourier_primes;
+    use crate::nmod::prime::{mulmod, primitive_root_of_unity};
     use std::sync::Mutex;
 
     /// The backend is process-wide: these tests switch it one at a time. (Tests elsewhere that

@@ -1,9 +1,10 @@
 //! `gpmp_mpz_*_n` (element-wise over `mpz_t` arrays, plain and modulo one shared m > 1) and
-//! `gpmp_mpz_mul` / `gpmp_mpz_sqr` (one big product by `int::mul_mag`).
+//! `gpmp_mpz_mul` / `gpmp_mpz_sqr` (one big product by `ops::int::mul_mag_start`).
 use super::gpmp_status;
 use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, view, views_of_array, write_ints, write_list};
 use super::status::guard;
-use crate::int::{batch, gpu_route, IntRef, ZList};
+use crate::int::{batch, IntRef, ZList};
+use crate::ops::int::{mul_mag_start, mulmod_n, powm_n, MagProduct};
 use crate::{invalid, runtime, Error, Result};
 use gmp_mpfr_sys::gmp;
 
@@ -100,7 +101,7 @@ pub unsafe extern "C" fn gpmp_mpz_submod_n(r: *mut mpz_t, a: *const mpz_t, b: *c
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_mulmod_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, m: mpz_srcptr, n: usize) -> gpmp_status {
     let mv = view_arg(m, "m");
-    elementwise("gpmp_mpz_mulmod_n", r, &[(a, "a"), (b, "b")], n, |v| batch::mulmod(&v[0], &v[1], mv?))
+    elementwise("gpmp_mpz_mulmod_n", r, &[(a, "a"), (b, "b")], n, |v| mulmod_n(&v[0], &v[1], mv?))
 }
 
 /// r\[i\] = base\[i\]^exp\[i\] mod m ∈ \[0, m); every exp\[i\] ≥ 0 (else `GPMP_INVALID_ARGUMENT`).
@@ -110,12 +111,11 @@ pub unsafe extern "C" fn gpmp_mpz_mulmod_n(r: *mut mpz_t, a: *const mpz_t, b: *c
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_powm_n(r: *mut mpz_t, base: *const mpz_t, exp: *const mpz_t, m: mpz_srcptr, n: usize) -> gpmp_status {
     let mv = view_arg(m, "m");
-    elementwise("gpmp_mpz_powm_n", r, &[(base, "base"), (exp, "exp")], n, |v| batch::powm(&v[0], &v[1], mv?))
+    elementwise("gpmp_mpz_powm_n", r, &[(base, "base"), (exp, "exp")], n, |v| powm_n(&v[0], &v[1], mv?))
 }
 
-/// r = a·b (GMP below its crossover, a multi-threaded NTT product above; the GPU product of
-/// `gpu::bigmul` under `GPMP_BACKEND_GPU` from 768 limbs, under AUTO from 2^13 limbs when a GPU is
-/// usable: `int::gpu_route`).
+/// r = a·b (GMP below its crossover, a multi-threaded NTT product above, or the GPU product where
+/// `ops::route` sends it: `ops::int::mul_mag_start`).
 /// r may be a or b.
 ///
 /// # Safety
@@ -145,27 +145,22 @@ unsafe fn product(r: mpz_ptr, a: IntRef, b: IntRef) -> Result<()> {
         return invalid!("r is NULL");
     }
     let (la, lb) = (a.mag.len(), b.mag.len());
-    if la > 0 && lb > 0 && gpu_route(la, lb)? {
-        let n = la + lb;
-        if n > i32::MAX as usize {
-            return Err(Error::SizeTooLarge(format!("a product of {n} limbs exceeds GMP's limit")));
-        }
-        // Under AUTO a failure before r is touched (device memory, say) falls back to the CPU.
-        match runtime::install(|| crate::gpu::bigmul::start(a.mag, b.mag)) {
-            Ok(job) => {
-                // a and b are no longer read: growing r (which may be a or b) is safe.
-                let d = gmp::mpz_limbs_modify(r, n as _);
-                let out = std::slice::from_raw_parts_mut(d, n);
-                runtime::install(|| job.finish(out))?;
-                let size = if a.neg != b.neg { -(n as i64) } else { n as i64 };
-                gmp::mpz_limbs_finish(r, size as _);
-                return Ok(());
+    let p = match runtime::install(|| mul_mag_start(a.mag, b.mag))? {
+        MagProduct::Host(p) => p,
+        MagProduct::Device(job) => {
+            let n = la + lb;
+            if n > i32::MAX as usize {
+                return Err(Error::SizeTooLarge(format!("a product of {n} limbs exceeds GMP's limit")));
             }
-            Err(_) if runtime::backend() == runtime::Backend::Auto => {}
-            Err(e) => return Err(e),
+            // a and b are no longer read: growing r (which may be a or b) is safe.
+            let d = gmp::mpz_limbs_modify(r, n as _);
+            let out = std::slice::from_raw_parts_mut(d, n);
+            runtime::install(|| job.finish(out))?;
+            let size = if a.neg != b.neg { -(n as i64) } else { n as i64 };
+            gmp::mpz_limbs_finish(r, size as _);
+            return Ok(());
         }
-    }
-    let p = runtime::install(|| crate::int::mul_mag(a.mag, b.mag))?;
+    };
     let neg = a.neg != b.neg;
     write_ints(1, |_| IntRef::new(neg, &p), array_slots(r))
 }

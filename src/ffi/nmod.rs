@@ -3,7 +3,8 @@
 //! input is rejected with `GPMP_INVALID_ARGUMENT` (never silently reduced), outputs untouched.
 use super::gpmp_status;
 use super::status::guard;
-use crate::nmod::{ntt, poly_mul, prime};
+use crate::nmod::{ntt, prime};
+use crate::ops::nmod as poly_mul;
 use crate::{invalid, runtime, Error, Result};
 use std::ffi::c_uint;
 

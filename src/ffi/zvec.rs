@@ -1,5 +1,5 @@
 //! `gpmp_zvec`: a batch of n signed integers of at most `bits` bits kept inside gpmp, for chains of
-//! element-wise operations without conversions (word-major layout, see `int::ZVec`: device memory
+//! element-wise operations without conversions (word-major layout, see `ops::zvec::ZVec`: device memory
 //! with the GPU backend, or with AUTO for large vectors when a GPU is usable; host memory
 //! otherwise). Every operation that would not fit its destination
 //! returns `GPMP_SIZE_TOO_LARGE` and changes nothing; r may be a or b.
@@ -7,7 +7,7 @@ use super::gpmp_status;
 use super::mpz::{array_slots, check_slots, mpz_srcptr, mpz_t, views_of_array, write_list};
 use super::mpz_n::view_arg;
 use super::status::{guard, guard_value};
-use crate::int::ZVec;
+use crate::ops::zvec::ZVec;
 use crate::{invalid, runtime, Result};
 
 /// Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).

@@ -1,6 +1,5 @@
 //! Batched modular multiplication and exponentiation on the device (`gpmp_zvec_mulmod`/`_powm` on
-//! device vectors, `gpmp_mpz_mulmod_n`/`_powm_n` under `GPMP_BACKEND=gpu`, and powm under AUTO by
-//! [`powm_auto_wins`]) for an odd modulus m of at most [`MAX_LIMBS`] limbs shared by the batch:
+//! device vectors, and `gpmp_mpz_mulmod_n`/`_powm_n` when [`crate::ops::route`] sends them here) for an odd modulus m of at most [`MAX_LIMBS`] limbs shared by the batch:
 //! `kernels/zmod.cu`, Montgomery arithmetic with R = 2^(64 L), one thread per element, specialised
 //! per padded limb count L of m ([`spec_limbs`]).
 //! Inputs of any sign and size are reduced on the device; results are canonical in [0, m), so
@@ -12,7 +11,7 @@
 use super::compile::{self, Spec};
 use super::zvec::DevVec;
 use super::{driver_err, shield};
-use crate::int::{mag_bits, max_bits, normalized, IntRef, ZList, ZVec};
+use crate::int::{mag_bits, normalized};
 use crate::nmod::prime::neg_inverse;
 use crate::{invalid, Error, Result};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
@@ -144,48 +143,10 @@ pub fn powm(base: &DevVec, exp: &DevVec, m: &[u64], bits: u64) -> Result<DevVec>
     launch("zm_powm", base, exp, m, bits, true)
 }
 
-/// `gpmp_mpz_powm_n` under AUTO goes to the GPU from this many elements ...
-pub const POWM_AUTO_MIN_N: usize = 1 << 10;
-/// ... when the average work per element, bits(m)²·bits(e), is at least this (256-bit m and e,
-/// the smallest measured case).
-pub const POWM_AUTO_MIN_WORK: f64 = (1u64 << 24) as f64;
-
-/// AUTO's rule for `gpmp_mpz_powm_n` (odd m, [`supports`]): n ≥ [`POWM_AUTO_MIN_N`] and average
-/// bits(m)²·bits(e) ≥ [`POWM_AUTO_MIN_WORK`]. Measured on the H100 host (bench/results/gpu-h100.md,
-/// `gpu_zmod`): one element's powm is one thread's work, ~10 ms at 1024 bits, some 25 times GMP's
-/// time on one core, so the device wins from a few hundred elements once the work per element
-/// hides the transfers. CPU (16 cores) / GPU end to end at n = 2^8 and 2^10: 0.82 and 2.7 (256-bit
-/// m and e), 1.1 and 3.7 (512), 1.6 and 2.5 (1024-bit m, 64-bit e), 1.1 and 3.8 (1024), 0.90 and
-/// 3.5 (2048); 38× at 2^14 × 1024 bits.
-pub fn powm_auto_wins(m: &[u64], exp: &[IntRef]) -> bool {
-    let n = exp.len();
-    if n < POWM_AUTO_MIN_N {
-        return false;
-    }
-    let mb = mag_bits(m) as f64;
-    let eb: u64 = exp.iter().map(|e| e.bits()).sum();
-    mb * mb * (eb as f64 / n as f64) >= POWM_AUTO_MIN_WORK
-}
-
-/// `x` in a new device zvec of max_bits(x) bits.
-fn upload(x: &[IntRef]) -> Result<ZVec> {
-    let mut v = ZVec::zeros_on(x.len(), max_bits(x).max(1), true)?;
-    v.set(x)?;
-    Ok(v)
-}
-
-/// The GPU route of `batch::mulmod` (`pow` false) or `batch::powm` (`pow` true): upload, kernel,
-/// download.
-pub fn batch(x: &[IntRef], y: &[IntRef], m: &[u64], pow: bool) -> Result<ZList> {
-    let (vx, vy) = (upload(x)?, upload(y)?);
-    let r = ZVec::zeros_on(x.len(), mag_bits(m), true)?;
-    let mv = IntRef::new(false, m);
-    if pow { ZVec::powm(&r, &vx, &vy, mv) } else { ZVec::mulmod(&r, &vx, &vy, mv) }?.to_list()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::int::IntRef;
     use crate::int::Mpz;
 
     #[test]
@@ -244,21 +205,13 @@ mod tests {
         assert!(powers(&[1], 1, 1).is_err() && powers(&[3, 3], 1, 1).is_err());
     }
 
-    #[test]
-    fn powm_auto_rule() {
-        let m = [u64::MAX; 4]; // 256 bits
-        let (e256, e64) = ([u64::MAX; 4], [u64::MAX]);
-        let (e256, e64) = (IntRef::new(false, &e256), IntRef::new(false, &e64));
-        assert!(powm_auto_wins(&m, &vec![e256; POWM_AUTO_MIN_N]));
-        assert!(!powm_auto_wins(&m, &vec![e256; POWM_AUTO_MIN_N - 1]));
-        assert!(!powm_auto_wins(&m, &vec![e64; 1 << 16]));
-        assert!(!powm_auto_wins(&m[..2], &vec![e256; 1 << 16]));
-    }
-
     #[cfg(feature = "gpu-tests")]
     mod gpu {
         use super::*;
         use crate::int::batch as cpu;
+        use crate::int::max_bits;
+        use crate::ops::int::on_device as batch;
+        use crate::ops::zvec::ZVec;
         use crate::testing::{coef, views, Coef, Rng};
 
         /// Moduli: 3, 2^64k − 1, top bit set, random odd, of 1..=64 limbs across the padded

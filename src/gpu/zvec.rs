@@ -467,7 +467,8 @@ mod tests {
 
 #[cfg(all(test, feature = "gpu-tests"))]
 mod gpu_tests {
-    use crate::int::{batch, IntRef, ZVec};
+    use crate::int::{batch, IntRef};
+    use crate::ops::zvec::ZVec;
 
     /// Products, sums and differences on the device equal GMP's (`batch`, mpn per element) for
     /// every limb count 1..=66 (the register product for 1..=16 limbs, the chunked one above, with

@@ -31,7 +31,7 @@ fn zeroed(v: &mut Vec<u64>, n: usize) -> Result<&mut [u64]> {
     Ok(v)
 }
 
-fn check_lens(what: &str, lens: &[usize]) -> Result<usize> {
+pub(crate) fn check_lens(what: &str, lens: &[usize]) -> Result<usize> {
     if lens.windows(2).any(|w| w[0] != w[1]) {
         return invalid!("{what}: operand lengths differ ({lens:?})");
     }
@@ -197,21 +197,10 @@ fn aors_mod(what: &str, a: &[IntRef], b: &[IntRef], m: IntRef, sub: bool) -> Res
     )
 }
 
-/// Whether mulmod/powm of n elements mod m go to the GPU ([`crate::gpu::zmod`]): odd m of at most
-/// 4096 bits, n > 0, under `Backend::Gpu`, and under AUTO when `auto_wins` (powm: the measured rule
-/// [`crate::gpu::zmod::powm_auto_wins`]; mulmod: never, since uploads and downloads cost more than
-/// GMP on the host's cores at every measured size).
-fn on_gpu(n: usize, m: &[u64], auto_wins: impl FnOnce() -> bool) -> Result<bool> {
-    Ok(n > 0 && crate::gpu::zmod::supports(m) && crate::runtime::on_gpu(auto_wins())?)
-}
-
 /// r\[i\] = a\[i\]·b\[i\] mod m.
 pub fn mulmod(a: &[IntRef], b: &[IntRef], m: IntRef) -> Result<ZList> {
     let n = check_lens("mulmod", &[a.len(), b.len()])?;
     let m = modulus(m)?;
-    if on_gpu(n, m, || false)? {
-        return crate::gpu::zmod::batch(a, b, m, false);
-    }
     run(
         n,
         GRAIN,
@@ -225,17 +214,20 @@ pub fn mulmod(a: &[IntRef], b: &[IntRef], m: IntRef) -> Result<ZList> {
     )
 }
 
+/// Every exponent ≥ 0.
+pub(crate) fn check_exponents(exp: &[IntRef]) -> Result<()> {
+    match exp.iter().position(|e| e.neg) {
+        Some(i) => invalid!("powm: exponent {i} is negative"),
+        None => Ok(()),
+    }
+}
+
 /// r\[i\] = base\[i\]^exp\[i\] mod m, exp\[i\] ≥ 0, by GMP's `mpz_powm` (Montgomery sliding window for
 /// odd m; for even m = 2^k·m', CRT of the odd part and the power of two).
 pub fn powm(base: &[IntRef], exp: &[IntRef], m: IntRef) -> Result<ZList> {
     let n = check_lens("powm", &[base.len(), exp.len()])?;
     let mag = modulus(m)?;
-    if let Some(i) = exp.iter().position(|e| e.neg) {
-        return invalid!("powm: exponent {i} is negative");
-    }
-    if on_gpu(n, mag, || crate::gpu::zmod::powm_auto_wins(mag, exp))? {
-        return crate::gpu::zmod::batch(base, exp, mag, true);
-    }
+    check_exponents(exp)?;
     let mv = MpzView::new(false, mag);
     run(
         n,

@@ -8,7 +8,7 @@
 //! - [`pack`]: signed Kronecker packing and unpacking; [`sum_shifted`]: Σ ±x_i·2^(64·o_i);
 //! - [`Mpz`], [`MpzView`]: GMP integers for exact signed intermediate values;
 //! - [`ZList`]: integers of individual sizes in one allocation; [`batch`]: element-wise arithmetic
-//!   over batches; [`ZVec`]: the word-major fixed-capacity vector behind `gpmp_zvec`.
+//!   over batches (the CPU path of `gpmp_mpz_*_n` and `gpmp_zvec_*`).
 mod alloc;
 pub mod batch;
 mod list;
@@ -18,17 +18,15 @@ mod ntt_mul;
 pub mod pack;
 mod shifted_sum;
 mod slab;
-mod zvec;
 
 pub use alloc::{try_zeroed, try_zeroed_words};
 pub use list::{Row, ZList};
 pub use mpz::{Mpz, MpzView};
-pub use mul::{gpu_route, limb_views, mul_mag, GPU_AUTO_MIN_LIMBS, NTT_MUL_MIN_LIMBS};
+pub use mul::{limb_views, mul_mag};
 pub use ntt_mul::ntt_mul;
 pub use pack::{pack_signed, unpack_signed};
 pub use shifted_sum::sum_shifted;
 pub use slab::{negate_in_place, ZSlab};
-pub use zvec::ZVec;
 
 /// Bits per limb.
 pub const LIMB_BITS: u64 = 64;

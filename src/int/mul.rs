@@ -1,16 +1,11 @@
 //! Products of unsigned limb vectors: the building block of Kronecker substitution and of
-//! `gpmp_mpz_mul`. GMP's `mpn_mul` below [`NTT_MUL_MIN_LIMBS`], the parallel multi-modular NTT
-//! product ([`super::ntt_mul`]) above; [`gpu_route`] decides when `gpmp_mpz_mul` goes to the GPU
-//! ([`crate::gpu::bigmul`]).
+//! `gpmp_mpz_mul`. GMP's `mpn_mul` below [`INT_MUL_NTT_MIN_LIMBS`], the parallel multi-modular NTT
+//! product ([`super::ntt_mul`]) above.
 use super::ntt_mul::ntt_mul;
 use super::try_zeroed_words;
+use crate::tuning::INT_MUL_NTT_MIN_LIMBS;
 use crate::Result;
 use gmp_mpfr_sys::gmp;
-
-/// Shorter-operand length (limbs) from which the NTT product beats GMP (measured at 1 thread,
-/// balanced, ms NTT/GMP: 640² 0.054/0.051, 768² 0.059/0.064, 1024² 0.068/0.092, 2176² (padded to a
-/// 2^13 transform) 0.23/0.28).
-pub const NTT_MUL_MIN_LIMBS: usize = 768;
 
 /// |a|·|b| as a vector of a.len() + b.len() limbs (zero when either is empty).
 pub fn mul_mag(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
@@ -19,26 +14,12 @@ pub fn mul_mag(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
         return Ok(r);
     }
     let (x, y) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-    if y.len() >= NTT_MUL_MIN_LIMBS {
+    if y.len() >= INT_MUL_NTT_MIN_LIMBS {
         ntt_mul(x, y, &mut r)?;
         return Ok(r);
     }
     gmp_mul(x, y, &mut r);
     Ok(r)
-}
-
-/// Shorter-operand length (limbs) from which `Backend::Auto` sends `gpmp_mpz_mul` to the GPU:
-/// measured end to end on the H100 host against gpmp's CPU product on its 16 cores (balanced, ms
-/// GPU/CPU, bench/results/gpu-h100.md): 2^12 limbs 0.30/0.18, 2^13 0.28/0.35, 2^14 0.39/0.44,
-/// 2^16 0.66/2.00.
-pub const GPU_AUTO_MIN_LIMBS: usize = 1 << 13;
-
-/// Whether a product of la × lb limbs runs on the GPU ([`crate::gpu::bigmul`]): with `Backend::Gpu`
-/// from a shorter operand of [`NTT_MUL_MIN_LIMBS`] limbs, with `Backend::Auto` from
-/// [`GPU_AUTO_MIN_LIMBS`].
-pub fn gpu_route(la: usize, lb: usize) -> Result<bool> {
-    let m = la.min(lb);
-    Ok(m >= NTT_MUL_MIN_LIMBS && crate::runtime::on_gpu(m >= GPU_AUTO_MIN_LIMBS)?)
 }
 
 /// Each limb of x as a non-negative one-limb integer (the coefficients of x read as a polynomial
@@ -104,7 +85,7 @@ mod tests {
             (5000, 2100, 0),
             (30000, 40, 1),
             (20000, 2000, 0),
-            (NTT_MUL_MIN_LIMBS, NTT_MUL_MIN_LIMBS, 1),
+            (INT_MUL_NTT_MIN_LIMBS, INT_MUL_NTT_MIN_LIMBS, 1),
         ] {
             let a = operand(&mut rng, la, kind);
             let b = operand(&mut rng, lb, kind);
@@ -127,7 +108,7 @@ mod tests {
     fn ntt_product_prime_count_threshold() {
         use crate::nmod::multimod::primes_for;
         let count = |m: usize| primes_for(128 + super::super::ceil_log2(m), 1 << 23).unwrap().len();
-        assert_eq!(count(NTT_MUL_MIN_LIMBS), 3);
+        assert_eq!(count(INT_MUL_NTT_MIN_LIMBS), 3);
         assert_eq!(count(1 << 21), 3);
         assert_eq!(count((1 << 21) + 1), 4);
     }

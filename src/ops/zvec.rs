@@ -5,16 +5,16 @@
 //!
 //! A ZVec lives where the backend puts it when it is created ([`ZVec::zeros`]): in host memory, or
 //! in device memory ([`crate::gpu::zvec::DevVec`], same layout) with `Backend::Gpu`, or with
-//! `Backend::Auto` from [`AUTO_MIN_WORDS`] words on when a GPU is usable. Operations whose operands
+//! `Backend::Auto` from [`crate::tuning::ZVEC_GPU_MIN_WORDS`] words on when a GPU is usable ([`super::route`]). Operations whose operands
 //! and destination all live on one device run there (add, sub, mul; mulmod and powm for an odd
 //! modulus of at most 4096 bits); every other combination, and an even modulus, runs on the CPU: the host gathers elements into a [`ZList`], runs the
 //! [`batch`] kernels and scatters the result, moving data to and from the device as needed. Both
 //! paths give the same integers. Every operation returns the new contents of the destination and
 //! fails with `Error::SizeTooLarge` when an element does not fit (the destination is then unchanged,
 //! since the caller installs the result only on success).
-use super::{batch, limbs_for_bits, try_zeroed, IntRef, ZList};
+use super::route::{on_gpu, Op};
 use crate::gpu::{zmod, zvec::DevVec};
-use crate::runtime;
+use crate::int::{batch, limbs_for_bits, try_zeroed, IntRef, ZList};
 use crate::{invalid, Error, Result};
 use rayon::prelude::*;
 
@@ -39,23 +39,11 @@ struct Host {
 
 const GRAIN: usize = 1024;
 
-/// Size (n·L words) from which `Backend::Auto` keeps a zvec on the GPU. Measured on an H100 host
-/// (bench/results/gpu-h100.md): the chain set, set, mul, get took 2.3–4.8× less time in device
-/// memory than in host memory from 2^16 words (2^12 integers of 1024 bits, 2^14 of 256 bits) to
-/// 2^25; smaller sizes were not measured.
-pub const AUTO_MIN_WORDS: usize = 1 << 16;
-
-/// Whether a zvec of `words` limbs goes to the device under the current backend (`NoCudaDevice`
-/// with `Backend::Gpu` and no usable GPU).
-fn on_gpu(words: usize) -> Result<bool> {
-    runtime::on_gpu(words >= AUTO_MIN_WORDS)
-}
-
 impl ZVec {
     /// n zeros of capacity `bits` (fallible), where the backend puts them.
     pub fn zeros(n: usize, bits: u64) -> Result<Self> {
         let words = Self::words(n, bits)?;
-        Self::zeros_on(n, bits, on_gpu(words)?)
+        Self::zeros_on(n, bits, on_gpu(Op::Zvec, words as u64)?)
     }
 
     /// n zeros of capacity `bits` in device memory (`device`) or host memory.

@@ -18,7 +18,7 @@ use crate::Result;
 pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
     let bits = product_bits(max_bits(f), max_bits(g), f.len(), g.len());
     if bits + 1 > MAX_BITS {
-        return crate::zpoly::kronecker::mul(f, g);
+        return super::kronecker::mul(f, g);
     }
     let mut h = ZSlab::zeros(f.len() + g.len() - 1, limbs_for_bits(bits))?;
     if bits == 0 {

@@ -1,0 +1,118 @@
+//! Integer operations with a GPU path: one big product ([`mul_mag_start`]) and batched modular
+//! multiplication and exponentiation over views ([`mulmod_n`], [`powm_n`]).
+use super::route::{on_gpu, route, Op, Where};
+use super::zvec::ZVec;
+use crate::gpu::{bigmul, zmod};
+use crate::int::{batch, mag_bits, max_bits, mul_mag, IntRef, ZList};
+use crate::runtime::{self, Backend};
+use crate::tuning::INT_MUL_NTT_MIN_LIMBS;
+use crate::Result;
+
+/// |a|·|b| (a.len() + b.len() limbs) where it was computed.
+pub enum MagProduct {
+    /// In host memory.
+    Host(Vec<u64>),
+    /// Computed on the device; [`bigmul::Product::finish`] downloads it into the caller's limbs, so
+    /// that the caller can grow its output (which may be an operand) first.
+    Device(bigmul::Product),
+}
+
+/// |a|·|b|: on the GPU ([`bigmul`]) for a shorter operand of at least [`INT_MUL_NTT_MIN_LIMBS`] limbs
+/// when [`route`] says so, else [`mul_mag`] (GMP below that size, the NTT product above). Under
+/// `Backend::Auto` a device failure before anything was written (device memory, say) falls back to
+/// the CPU. Call it inside gpmp's pool.
+pub fn mul_mag_start(a: &[u64], b: &[u64]) -> Result<MagProduct> {
+    let m = a.len().min(b.len());
+    if m >= INT_MUL_NTT_MIN_LIMBS && route(Op::IntMul, m as u64)? == Where::Gpu {
+        match bigmul::start(a, b) {
+            Ok(p) => return Ok(MagProduct::Device(p)),
+            Err(_) if runtime::backend() == Backend::Auto => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(MagProduct::Host(mul_mag(a, b)?))
+}
+
+/// r\[i\] = a\[i\]·b\[i\] mod m (m > 1; results in \[0, m)): on the GPU ([`zmod`]) for an odd m the
+/// device serves when [`route`] says so, else [`batch::mulmod`].
+pub fn mulmod_n(a: &[IntRef], b: &[IntRef], m: IntRef) -> Result<ZList> {
+    let n = batch::check_lens("mulmod", &[a.len(), b.len()])?;
+    let mag = batch::modulus(m)?;
+    if n > 0 && zmod::supports(mag) && on_gpu(Op::MpzMulmodN, n as u64)? {
+        return on_device(a, b, mag, false);
+    }
+    batch::mulmod(a, b, m)
+}
+
+/// r\[i\] = base\[i\]^exp\[i\] mod m (m > 1, exp\[i\] ≥ 0; results in \[0, m)): on the GPU for an odd m
+/// the device serves when [`route`] says so (its AUTO rule reads the average bits(m)²·bits(e)), else
+/// [`batch::powm`].
+pub fn powm_n(base: &[IntRef], exp: &[IntRef], m: IntRef) -> Result<ZList> {
+    let n = batch::check_lens("powm", &[base.len(), exp.len()])?;
+    let mag = batch::modulus(m)?;
+    batch::check_exponents(exp)?;
+    if n > 0 && zmod::supports(mag) && on_gpu(Op::MpzPowmN { work: powm_work(mag, exp) }, n as u64)? {
+        return on_device(base, exp, mag, true);
+    }
+    batch::powm(base, exp, m)
+}
+
+/// The average work of one element of a powm batch, bits(m)²·bits(e) (`exp` non-empty).
+fn powm_work(m: &[u64], exp: &[IntRef]) -> u64 {
+    let mb = mag_bits(m) as u128;
+    let eb: u128 = exp.iter().map(|e| e.bits() as u128).sum();
+    (mb * mb * eb / exp.len() as u128).min(u64::MAX as u128) as u64
+}
+
+/// The device path of [`mulmod_n`] (`pow` false) and [`powm_n`] (`pow` true): upload, kernel, download.
+pub fn on_device(x: &[IntRef], y: &[IntRef], m: &[u64], pow: bool) -> Result<ZList> {
+    let upload = |x: &[IntRef]| -> Result<ZVec> {
+        let mut v = ZVec::zeros_on(x.len(), max_bits(x).max(1), true)?;
+        v.set(x)?;
+        Ok(v)
+    };
+    let (vx, vy) = (upload(x)?, upload(y)?);
+    let r = ZVec::zeros_on(x.len(), mag_bits(m), true)?;
+    let mv = IntRef::new(false, m);
+    if pow { ZVec::powm(&r, &vx, &vy, mv) } else { ZVec::mulmod(&r, &vx, &vy, mv) }?.to_list()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{coef, views, Coef, Rng};
+
+    #[test]
+    fn powm_auto_rule() {
+        use crate::tuning::MPZ_POWM_N_GPU_MIN_N;
+        let n = MPZ_POWM_N_GPU_MIN_N as usize;
+        let wins = |m: &[u64], e: &[IntRef]| Op::MpzPowmN { work: powm_work(m, e) }.gpu_wins(e.len() as u64);
+        let m = [u64::MAX; 4]; // 256 bits
+        let (e256, e64) = ([u64::MAX; 4], [u64::MAX]);
+        let (e256, e64) = (IntRef::new(false, &e256), IntRef::new(false, &e64));
+        assert!(wins(&m, &vec![e256; n]));
+        assert!(!wins(&m, &vec![e256; n - 1]));
+        assert!(!wins(&m, &vec![e64; 1 << 16]));
+        assert!(!wins(&m[..2], &vec![e256; 1 << 16]));
+    }
+
+    /// On a machine without a GPU the routed calls equal the CPU batch kernels (the GPU suite
+    /// compares the device path with them bit for bit).
+    #[test]
+    fn routed_batches_equal_the_cpu_kernels() {
+        let mut rng = Rng(7);
+        for bits in [64u64, 300, 1024] {
+            let a: Vec<Coef> = (0..40).map(|i| coef(&mut rng, bits, i % 4)).collect();
+            let e: Vec<Coef> = (0..40).map(|i| (false, coef(&mut rng, 40, i % 4).1)).collect();
+            let m = (false, coef(&mut rng, bits, 0).1.iter().map(|&w| w | 1).collect::<Vec<_>>());
+            let (av, ev, mv) = (views(&a), views(&e), IntRef::new(false, crate::int::normalized(&m.1)));
+            assert_eq!(mulmod_n(&av, &av, mv).unwrap().views(), batch::mulmod(&av, &av, mv).unwrap().views());
+            assert_eq!(powm_n(&av, &ev, mv).unwrap().views(), batch::powm(&av, &ev, mv).unwrap().views());
+        }
+        let x = vec![3u64; 2000];
+        match mul_mag_start(&x, &x).unwrap() {
+            MagProduct::Host(p) => assert_eq!(p, mul_mag(&x, &x).unwrap()),
+            MagProduct::Device(_) => assert!(runtime::gpu_available()),
+        }
+    }
+}

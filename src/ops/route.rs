@@ -1,0 +1,102 @@
+//! The routing point: where one call of an operation runs, CPU or GPU. Every operation with a GPU
+//! path asks [`route`] once, at its entry, with its size in the unit of its crossover in
+//! [`crate::tuning`]; nothing else in the library chooses a device, and the C layer never does.
+//!
+//! The backend decides first: `Cpu` → CPU; `Gpu` → GPU (`NoCudaDevice` when none is usable);
+//! `Auto` → GPU when the size reaches the operation's crossover and a GPU is usable, else CPU.
+//! Whether the device can serve the call's shape at all (an odd modulus of at most 4096 bits, a
+//! product bound the prime set covers, ...) is the engine's `supports`, asked before `route`: a call
+//! the device cannot serve runs on the CPU under every backend.
+use crate::runtime::{self, Backend};
+use crate::tuning::*;
+use crate::Result;
+
+/// The operations that have a GPU path, with what their AUTO rule reads beyond the size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Z\[x\] product; size: output words.
+    ZpolyMul,
+    /// One big-integer product; size: limbs of the shorter operand.
+    IntMul,
+    /// Product mod a word-size prime; size: output words of the integer product.
+    NmodPolyMul,
+    /// Word-size NTTs (one or many rows, CUMODP layer too); size: words.
+    NmodNtt,
+    /// GFPF DFT and inverse; size: elements.
+    GfpfDft,
+    /// GFPF elementwise add, sub, mul; size: elements.
+    GfpfElementwise,
+    /// Where a new zvec is stored; size: words.
+    Zvec,
+    /// Batched mulmod over mpz arrays; size: elements.
+    MpzMulmodN,
+    /// Batched powm over mpz arrays; size: elements; `work`: the average bits(m)²·bits(e).
+    MpzPowmN { work: u64 },
+}
+
+/// Where a call runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Where {
+    Cpu,
+    Gpu,
+}
+
+impl Op {
+    /// Whether a call of `size` is large enough for the GPU under `Backend::Auto` (the tuning table).
+    pub fn gpu_wins(self, size: u64) -> bool {
+        match self {
+            Op::ZpolyMul => size >= ZPOLY_MUL_GPU_MIN_WORDS,
+            Op::IntMul => size >= INT_MUL_GPU_MIN_LIMBS,
+            Op::NmodPolyMul => size >= NMOD_POLY_MUL_GPU_MIN_WORDS,
+            Op::NmodNtt => size >= NMOD_NTT_GPU_MIN_WORDS,
+            Op::GfpfDft => size >= GFPF_DFT_GPU_MIN_N,
+            Op::GfpfElementwise => size >= GFPF_ELEMENTWISE_GPU_MIN_N,
+            Op::Zvec => size >= ZVEC_GPU_MIN_WORDS,
+            Op::MpzMulmodN => size >= MPZ_MULMOD_N_GPU_MIN_N,
+            Op::MpzPowmN { work } => size >= MPZ_POWM_N_GPU_MIN_N && work >= MPZ_POWM_N_GPU_MIN_WORK,
+        }
+    }
+}
+
+/// Where a call of `op` of `size` runs under the current backend.
+pub fn route(op: Op, size: u64) -> Result<Where> {
+    route_on(runtime::backend(), op, size)
+}
+
+/// [`route`] under a given backend.
+pub fn route_on(backend: Backend, op: Op, size: u64) -> Result<Where> {
+    Ok(match backend {
+        Backend::Cpu => Where::Cpu,
+        Backend::Gpu => {
+            crate::gpu::device::current()?;
+            Where::Gpu
+        }
+        Backend::Auto if op.gpu_wins(size) && runtime::gpu_available() => Where::Gpu,
+        Backend::Auto => Where::Cpu,
+    })
+}
+
+/// Whether a call of `op` of `size` runs on the GPU under the current backend.
+pub fn on_gpu(op: Op, size: u64) -> Result<bool> {
+    Ok(route(op, size)? == Where::Gpu)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cpu_backend_never_routes_to_the_gpu_and_auto_follows_the_table() {
+        for op in [Op::ZpolyMul, Op::IntMul, Op::NmodPolyMul, Op::NmodNtt, Op::GfpfDft, Op::Zvec, Op::MpzPowmN { work: u64::MAX }] {
+            assert_eq!(route_on(Backend::Cpu, op, u64::MAX - 1).unwrap(), Where::Cpu, "{op:?}");
+        }
+        assert!(!Op::ZpolyMul.gpu_wins(ZPOLY_MUL_GPU_MIN_WORDS - 1) && Op::ZpolyMul.gpu_wins(ZPOLY_MUL_GPU_MIN_WORDS));
+        assert!(!Op::NmodNtt.gpu_wins(1 << 40), "AUTO never sends NTTs from host memory");
+        assert!(!Op::MpzPowmN { work: MPZ_POWM_N_GPU_MIN_WORK - 1 }.gpu_wins(1 << 20));
+        assert!(Op::MpzPowmN { work: MPZ_POWM_N_GPU_MIN_WORK }.gpu_wins(MPZ_POWM_N_GPU_MIN_N));
+        if !runtime::gpu_available() {
+            assert_eq!(route_on(Backend::Auto, Op::ZpolyMul, u64::MAX).unwrap(), Where::Cpu);
+            assert!(matches!(route_on(Backend::Gpu, Op::ZpolyMul, 0), Err(crate::Error::NoCudaDevice(_))));
+        }
+    }
+}
