@@ -1,4 +1,4 @@
-/* Helpers shared by the ffi-tests programs: a CHECK macro that counts failures, mpz_t vectors, random
+/* Code shared by the ffi-tests programs: a CHECK macro that counts failures, mpz_t vectors, random
  * and adversarial coefficients, and the GMP schoolbook product every result is compared with. */
 #ifndef GPMP_FFI_TESTS_COMMON_H
 #define GPMP_FFI_TESTS_COMMON_H

@@ -1,10 +1,10 @@
-//! Kronecker packing of signed coefficient vectors ([FM] §3, signed digits as FLINT's
+//! Kronecker packing of signed coefficient vectors ([FM] §3.2–3.2.1, signed digits as FLINT's
 //! `fmpz_poly_bit_pack` / `bit_unpack`).
 //!
 //! Packing: Z = Σ c_i·2^(b·i) with |c_i| < 2^(b−1). The polynomial is first multiplied by the sign
 //! of its leading non-zero coefficient, so that Z ≥ 0 (for |c_i| < 2^(b−1), |Σ_{i<s} c_i 2^(bi)| <
 //! 2^(bs−1) and the leading coefficient fixes the sign). A negative digit is stored as 2^b + c_i and
-//! borrows 1 from the next digit ("Fateman's trick"). Chunks of 64·t coefficients start on limb
+//! borrows 1 from the next digit ([Fateman]). Chunks of 64·t coefficients start on limb
 //! boundaries and are packed in parallel; the borrow into a chunk is 1 iff the last non-zero
 //! coefficient before it is negative.
 //!

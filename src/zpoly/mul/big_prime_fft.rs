@@ -1,5 +1,5 @@
 //! Z\[x\] products by an FFT over the generalized Fermat prime field P3 = r^8 + 1,
-//! r = 2^63 + 2^34 (Mohajerani 2021 Ch. 2–3, `big-prime-field-fft.md`; the field is
+//! r = 2^63 + 2^34 ([Thesis] Ch. 2–3, [BPF]; the field is
 //! [`crate::gfpf`]).
 //!
 //! Packing (two Kronecker levels):

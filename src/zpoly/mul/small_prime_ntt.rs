@@ -3,8 +3,8 @@
 //!
 //! Every |h_k| < 2^B with B = `product_bits` (see [`crate::int::product_bits`]), so primes with
 //! M = Π p_i > 2^(B+1) > 2·|h_k| determine h_k as the residue in (−M/2, M/2). The number of primes
-//! thus follows the actual bit sizes and the shorter length (the reference's errata: the bound
-//! depends on the degree). Very unbalanced operands are cut into blocks (overlap-add).
+//! thus follows the actual bit sizes and the shorter length (the bound depends on the degree, unlike
+//! the Good-N table of [FM] App. B: see docs/REFERENCES.md). Very unbalanced operands are cut into blocks (overlap-add).
 //!
 //! The CRT is quadratic in the prime count, so above [`MAX_BITS`] coefficient bits the product is
 //! taken on the Kronecker-packed integers instead, whose own product is the same multi-modular NTT

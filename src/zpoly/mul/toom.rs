@@ -3,21 +3,21 @@
 //!
 //! With L a block length and b = product_bits + 1, f = Σ_{i<k} F_i(x)·x^(iL) gives the integers
 //! Z_{F_i} = F_i(2^b) (packed in parallel); F(y) = Σ Z_{F_i} y^i and G(y) are evaluated at 2k−1
-//! points (0, ±2^(±e), …, ∞; a point 1/2^e is scaled by 2^(e(k−1)), Remark 11), the 2k−1 products
+//! points (0, ±2^(±e), …, ∞; a point 1/2^e is scaled by 2^(e(k−1)), [FM] Remark 11 with its factor corrected), the 2k−1 products
 //! are taken in parallel with [`mul_mag`], and H = F·G is recovered by the exact integer matrix
 //! (D_r·M_{2k−1}^{−1}) row by row (rows in parallel), each row divided exactly by its denominator
 //! D_r (lcm 360 for k = 4, 24809198109696000 for k = 8). H(2^(bL)) = f(2^b)·g(2^b) is then the
 //! overlap-add of the H_j at bit offsets bLj ([`sum_shifted`]; L is a multiple of 64/gcd(b, 64), so
 //! the offsets are whole limbs), unpacked once. Every coefficient of every H_j(x) is a partial sum
 //! of the terms of one h_k, so b bounds it. The shorter operand is zero-padded (its high blocks are
-//! zero), as in the thesis. Evaluation and interpolation are exact on GMP integers.
+//! zero), as in [FM]. Evaluation and interpolation are exact on GMP integers.
 use super::kronecker::same;
 use crate::int::{limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, unpack_signed, IntRef, Mpz, MpzView, ZSlab};
 use crate::Result;
 use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
 
-/// An evaluation point of the Toom polynomial, in the thesis's order of rows.
+/// An evaluation point of the Toom polynomial, in the order of the rows of [FM] §3.5.2–3.5.3.
 #[derive(Clone, Copy)]
 enum Point {
     Zero,
@@ -45,7 +45,7 @@ const POINTS8: [Point; 9] = [
 ];
 
 /// Rows (D_r, D_r·M_7^{−1}[r]) of the inverse of the Toom-4 interpolation matrix (lcm of the D_r:
-/// 360), from `models/toom_matrices.py`.
+/// 360), for the points of [`POINTS4`] in order.
 const INTERP4: [(u64, [i64; 7]); 7] = [
     (1, [1, 0, 0, 0, 0, 0, 0]),
     (180, [-90, -60, 20, 5, -3, 2, -90]),

@@ -1,8 +1,8 @@
 //! The two-convolution algorithm CVL²ₚ (\[FM\] Ch. 4, BPAS `TwoConvolutionMultiplication`), with the
-//! reference's corrections (integer-polynomial-multiplication.md §7, errata rows 1–4).
+//! corrections to (4.1), (4.5), (4.18) and the Good-N table listed under \[FM\] in docs/REFERENCES.md.
 //!
 //! For f, g ∈ Z\[y\] with |coefficients| < 2^B:
-//! 1. **Limbs** (§7.2, sign–magnitude as in the thesis example and BPAS, not (4.5)): with K = 2^k and
+//! 1. **Limbs** (sign–magnitude as in the example of \[FM\] §1.1.1 and BPAS, not (4.5)): with K = 2^k and
 //!    M = ⌈B/K⌉ ≤ 64, |f_i| = Σ_{j<K} a_{i,j} 2^{Mj} with 0 ≤ a_{i,j} < 2^M and every limb carries
 //!    the sign of f_i. So f(y) = A(2^M, y) with A(x, y) = Σ_{i,j} ±a_{i,j} x^j y^i, and likewise g, B.
 //! 2. **Two convolutions** modulo e word-size primes p: C⁺ = A·B mod (x^K + 1) (negacyclic) and
@@ -12,7 +12,7 @@
 //!    mod p before the CRT) and h_i = Σ_{j<K} Lo_{i,j} 2^{Mj} + Σ_{j<K} Hi_{i,j} 2^{M(j+K)}.
 //! 4. **CRT** (Garner) of each Lo_{i,j}, Hi_{i,j} shifted by ⌊P/2⌋ into \[0, P) (the symmetric
 //!    range without centring), summed with carries; the shift is removed once per coefficient.
-//!    Note: the thesis names C⁺ the negacyclic image (mod x^K + 1) and C⁻ the cyclic one; this file
+//!    Note: \[FM\] names C⁺ the negacyclic image (mod x^K + 1) and C⁻ the cyclic one; this file
 //!    keeps that convention.
 //!
 //! **Transforms.** tfhe-ntt computes negacyclic products in Z/p\[z\]/(z^n + 1) ([`plan`]). The pair
@@ -23,11 +23,11 @@
 //! −(x′^K + 1), hence C⁻_{i,j} = ζ^{−j}·(A(ζx′,y)·B(ζx′,y) mod (x′^K + 1))_{i,j}. We twist rather
 //! than compute the full product mod x^{2K} + 1 and fold: the cost is the same (two transforms of
 //! size KL instead of one of 2KL), but the two halves are independent jobs for rayon and stay
-//! faithful to the thesis's two convolutions. The factor ½ of the recovery and ζ^{−j} are folded
+//! faithful to the two convolutions of \[FM\]. The factor ½ of the recovery and ζ^{−j} are folded
 //! into one Shoup multiplication per output residue.
 //!
-//! **Bound and moduli (4.16)–(4.17), with the actual sizes** (the Good-N table ignores d and is
-//! wrong for d = 256, N = 114, §7.3). Let m = min(flen, glen). Every coefficient of Lo and Hi is a
+//! **Bound and moduli (4.16)–(4.17), with the actual sizes** (the Good-N table, \[FM\] App. B, ignores d
+//! and is wrong for d = 256, N = 114). Let m = min(flen, glen). Every coefficient of Lo and Hi is a
 //! full coefficient c_{i,j} = Σ_{ℓ+r=i} Σ_{s+t=j} a_{ℓ,s} b_{r,t} of A·B: at most m pairs (ℓ, r) and
 //! at most K pairs (s, t), each term below (2^M − 1)² in absolute value, so
 //! |c_{i,j}| ≤ m·K·(2^M − 1)² < 2^{⌈log₂m⌉ + k + 2M}. The symmetric residue modulo P = p₁⋯p_e is
@@ -37,10 +37,10 @@
 //!
 //! `Params::choose` takes, for each e, the smallest k meeting this with M ≤ 64, and then the e
 //! with the least transform work e·K (ties to fewer primes); the transform length must also divide
-//! (p − 1)/2. With the BPAS pair (cap 122) this is the thesis's setting with a d-aware M; on CPUs
+//! (p − 1)/2. With the BPAS pair (cap 122) this is the setting of \[FM\] with a d-aware M; on CPUs
 //! where tfhe-ntt runs 50-bit primes with IFMA, five such primes (cap 245) are used instead, since
-//! there the transforms are markedly faster (measured ≈ 1.7× at n = 2^19 here) for 49 instead of 61
-//! bits per prime. M = 64 limbs (one machine word) usually win: e.g. 2^16 × 256 bits gives K = 4,
+//! there the IFMA transforms cost less per coefficient bit than the 62-bit ones (49 instead of 61
+//! bits per prime). M = 64 limbs (one machine word) usually win: e.g. 2^16 × 256 bits gives K = 4,
 //! M = 64 with three primes.
 use crate::int::{limbs_for_bits, max_bits, product_bits, try_zeroed, IntRef, ZSlab};
 use crate::nmod::plan::{plan, MIN_NTT};
@@ -472,7 +472,7 @@ mod tests {
         v.iter().map(|&x| (x < 0, vec![x.unsigned_abs()])).collect()
     }
 
-    /// [FM] §1.1.1 (reference §7.10): N = 10, K = 2, M = 5; the limbs, C⁺ and C⁻ at y⁰ and y¹⁶,
+    /// [FM] §1.1.1: N = 10, K = 2, M = 5; the limbs, C⁺ and C⁻ at y⁰ and y¹⁶,
     /// and the product, with two primes of either family.
     #[test]
     fn thesis_worked_example() {
@@ -526,7 +526,7 @@ mod tests {
         assert_mul(Alg::TwoConvolution, &a, &b, "thesis example");
     }
 
-    /// The bound is checked against the actual d: the reference's counter-example (d = 256,
+    /// The bound is checked against the actual d: the counter-example to the Good-N table (d = 256,
     /// 2^113 − 1, where Good-N gives K = 2, M = 57 with the two BPAS primes) gets other parameters.
     #[test]
     fn parameters_respect_the_bound() {
