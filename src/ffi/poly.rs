@@ -59,7 +59,7 @@ fn mul_into(
 /// A product in host memory: a slab, or the GPU's result as it came from the device.
 enum Product {
     Slab(crate::int::ZSlab),
-    Gpu(crate::gpu::multimod::HostProduct),
+    Gpu(crate::zpoly::HostProduct),
 }
 
 impl Product {

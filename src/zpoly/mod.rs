@@ -4,7 +4,7 @@
 //! roots) gets a file or folder of its own here, built on [`mul`].
 pub mod mul;
 
-pub use mul::{choose, gpu_wanted, mul, mul_on_gpu, runs_inline, Alg};
+pub use mul::{choose, gpu_wanted, mul, mul_on_gpu, runs_inline, Alg, HostProduct};
 
 #[cfg(test)]
 use mul::small_prime_ntt;

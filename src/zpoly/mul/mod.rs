@@ -13,6 +13,7 @@ pub mod small_prime_ntt;
 pub mod toom;
 pub mod two_convolution;
 
+pub use crate::gpu::multimod::HostProduct;
 use crate::int::{product_bits, IntRef, ZSlab};
 use crate::ops::route::{route_on, Op, Where};
 use crate::runtime::{self, Backend};
@@ -106,7 +107,7 @@ pub fn gpu_wanted(f: &[IntRef], g: &[IntRef], backend: Backend) -> Result<bool> 
 /// `mul(f, g, Auto)` when it runs on the GPU (see [`gpu_wanted`]), left in host memory for the C
 /// layer to write into `mpz_t` without a [`ZSlab`]; `None` when it runs on the CPU. `bits`: the
 /// operands' `max_bits` when the caller has them.
-pub fn mul_on_gpu(f: &[IntRef], g: &[IntRef], bits: Option<(u64, u64)>) -> Result<Option<crate::gpu::multimod::HostProduct>> {
+pub fn mul_on_gpu(f: &[IntRef], g: &[IntRef], bits: Option<(u64, u64)>) -> Result<Option<HostProduct>> {
     if f.is_empty() || g.is_empty() {
         return Ok(None);
     }

@@ -1,0 +1,190 @@
+//! The layer rule of `src/lib.rs` and `docs/ARCHITECTURE.md`, checked on the source: every `crate::`
+//! path in library code (comments and test modules left out) points to the file's own layer or one
+//! below it, the C layer reaches the device engines only through the operations, and no library
+//! code uses the test support.
+use std::path::{Path, PathBuf};
+
+/// The layers, bottom to top.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Layer {
+    /// error, runtime, tuning, and the GPU's shared infrastructure (gpu/mod.rs, device, compile,
+    /// kernels, autotune).
+    Infra,
+    /// CPU arithmetic: int, nmod, gfpf.
+    Core,
+    /// Device engines: gpu::<engine>.
+    Engine,
+    /// Operations: ops (the routing point) and zpoly.
+    Ops,
+    /// The C ABI.
+    Ffi,
+    /// Test support (crate::testing): never imported by library code.
+    Testing,
+}
+
+const GPU_INFRA: [&str; 6] = ["device", "compile", "kernels", "autotune", "driver_err", "shield"];
+
+/// The layer of a module path given as its segments after `crate` (`["gpu", "ntt", ...]`).
+fn layer_of(segs: &[&str]) -> Option<Layer> {
+    Some(match *segs.first()? {
+        "int" | "nmod" | "gfpf" => Layer::Core,
+        "ops" | "zpoly" => Layer::Ops,
+        "ffi" => Layer::Ffi,
+        "testing" => Layer::Testing,
+        "gpu" => match segs.get(1) {
+            None => Layer::Infra,
+            Some(s) if GPU_INFRA.contains(s) || s.chars().next().is_some_and(|c| c.is_uppercase()) => Layer::Infra,
+            Some(_) => Layer::Engine,
+        },
+        // error, runtime, tuning, and the crate root's items (Error, Result, invalid!).
+        _ => Layer::Infra,
+    })
+}
+
+/// The layer of a source file, from its path below src/.
+fn file_layer(rel: &Path) -> Layer {
+    let mut segs: Vec<String> = rel.iter().map(|s| s.to_string_lossy().trim_end_matches(".rs").to_string()).collect();
+    if segs.last().is_some_and(|s| s == "mod") {
+        segs.pop();
+    }
+    let refs: Vec<&str> = segs.iter().map(String::as_str).collect();
+    layer_of(&refs).unwrap_or(Layer::Infra)
+}
+
+/// The library code of a file: comments dropped, and the items under `#[cfg(test)]` (or any cfg
+/// naming `test`) skipped up to their matching brace.
+fn code(src: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut skip_next_item = false;
+    let mut depth: i64 = 0;
+    let mut skipping = false;
+    for (i, raw) in src.lines().enumerate() {
+        let line = match raw.find("//") {
+            Some(c) if !raw[..c].contains('"') => &raw[..c],
+            _ => raw,
+        };
+        let t = line.trim();
+        if skipping {
+            depth += t.matches('{').count() as i64 - t.matches('}').count() as i64;
+            if depth <= 0 {
+                skipping = false;
+            }
+            continue;
+        }
+        if t.starts_with("#[cfg(") && t.contains("test") {
+            skip_next_item = true;
+            continue;
+        }
+        if skip_next_item && !t.is_empty() && !t.starts_with("#[") {
+            skip_next_item = false;
+            depth = t.matches('{').count() as i64 - t.matches('}').count() as i64;
+            skipping = depth > 0;
+            continue;
+        }
+        out.push((i + 1, line.to_string()));
+    }
+    out
+}
+
+/// The module paths a line names: `crate::a::b`, and each item of `crate::{a, b::c}`.
+fn crate_paths(line: &str) -> Vec<Vec<String>> {
+    let mut v = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("crate::") {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + 7..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            let end = group.find('}').unwrap_or(group.len());
+            for item in group[..end].split(',') {
+                let segs: Vec<String> = item.trim().split("::").map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+                if !segs.is_empty() {
+                    v.push(segs);
+                }
+            }
+            continue;
+        }
+        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+        v.push(rest[..end].split("::").filter(|s| !s.is_empty()).map(String::from).collect());
+    }
+    v
+}
+
+/// Whether a module of layer `from` may name one of layer `to`.
+fn allowed(from: Layer, to: Layer) -> bool {
+    match (from, to) {
+        (_, Layer::Testing) => from == Layer::Testing,
+        (Layer::Testing, _) => true,
+        (Layer::Ffi, Layer::Engine) => false,
+        _ => to <= from,
+    }
+}
+
+/// Every violation in one file's source, as "file:line: from -> path (layer)".
+fn violations(rel: &Path, src: &str) -> Vec<String> {
+    let from = file_layer(rel);
+    let mut bad = Vec::new();
+    for (no, line) in code(src) {
+        for segs in crate_paths(&line) {
+            let refs: Vec<&str> = segs.iter().map(String::as_str).collect();
+            if let Some(to) = layer_of(&refs) {
+                if !allowed(from, to) {
+                    bad.push(format!("{}:{no}: {from:?} names crate::{} ({to:?})", rel.display(), segs.join("::")));
+                }
+            }
+        }
+    }
+    bad
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_module_imports_only_its_layer_and_those_below() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    assert!(files.len() > 50, "found only {} source files", files.len());
+    let mut bad = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap();
+        if rel == Path::new("build.rs") {
+            continue;
+        }
+        bad.extend(violations(rel, &std::fs::read_to_string(f).unwrap()));
+    }
+    assert!(bad.is_empty(), "layer rule broken ({} places):\n{}", bad.len(), bad.join("\n"));
+}
+
+/// The checker itself: a deliberate bad import in each direction is caught, and what the rule
+/// allows is not.
+#[test]
+fn the_checker_catches_deliberate_bad_imports() {
+    let core = Path::new("nmod/ntt.rs");
+    assert_eq!(violations(core, "use crate::gpu::ntt;\n").len(), 1, "core -> engine");
+    assert_eq!(violations(core, "fn f() { crate::ops::route(x) }\n").len(), 1, "core -> ops");
+    assert_eq!(violations(core, "use crate::{int::IntRef, zpoly::mul, Result};\n").len(), 1, "core -> ops in a group");
+    assert_eq!(violations(Path::new("gpu/ntt.rs"), "use crate::zpoly::Alg;\n").len(), 1, "engine -> ops");
+    assert_eq!(violations(Path::new("ffi/poly.rs"), "use crate::gpu::multimod::HostProduct;\n").len(), 1, "ffi -> engine");
+    assert_eq!(violations(Path::new("runtime.rs"), "use crate::int::IntRef;\n").len(), 1, "infra -> core");
+    assert_eq!(violations(Path::new("int/mul.rs"), "use crate::testing::Rng;\n").len(), 1, "library -> test support");
+    // Allowed: downward, sideways, infra from anywhere, test modules and comments.
+    assert!(violations(core, "use crate::int::IntRef;\nuse crate::{invalid, Error, Result};\nuse crate::runtime;\n").is_empty());
+    assert!(violations(Path::new("gpu/zmod.rs"), "use crate::gpu::zvec::DevVec;\nuse super::device;\nuse crate::int::ZList;\n").is_empty());
+    assert!(violations(Path::new("ffi/gpu.rs"), "use crate::gpu::device;\nuse crate::gpu::compile::warmup;\n").is_empty());
+    assert!(violations(Path::new("ops/int.rs"), "use crate::gpu::bigmul;\n").is_empty());
+    assert!(violations(core, "/// See [`crate::gpu::ntt`].\n#[cfg(test)]\nmod tests {\n    use crate::gpu::ntt;\n    fn f() { let s = format!(\"{x}\"); }\n}\n").is_empty());
+    assert_eq!(violations(core, "#[cfg(test)]\nmod tests {\n}\nuse crate::gpu::ntt;\n").len(), 1, "code after a test module");
+}
