@@ -1,12 +1,18 @@
 //! gpmp: parallel arbitrary-precision integer, prime-field and integer-polynomial arithmetic.
 //!
-//! Layers (as in FLINT's raw vs managed split):
-//! - the safe core, one module per mathematical object, over limb slices and residue vectors:
-//!   [`int`] (signed limb views and fixed-stride integer matrices), [`nmod`] (word-size prime
-//!   fields, NTTs, CRT) and [`zpoly`] (dense Z\[x\] multiplication and its dispatcher);
-//! - [`runtime`]: the thread pool and the backend choice;
-//! - [`gpu`]: the CUDA backend (devices, NVRTC kernels, GPU NTTs), loaded at run time;
-//! - `ffi`: the C ABI (`include/gpmp.h`), the only place that sees `mpz_t`.
+//! **Layers** (bottom to top; docs/ARCHITECTURE.md has the map):
+//! 1. infrastructure: [`error`], [`runtime`] (thread pool, backend), [`tuning`] (every crossover),
+//!    and the GPU's shared parts `gpu::{device, compile, kernels, autotune}`;
+//! 2. core, CPU arithmetic: [`int`] (limb slices, batches), [`nmod`] (word-size prime fields, NTTs,
+//!    CRT), [`gfpf`] (generalized Fermat prime fields);
+//! 3. device engines: `gpu::{ntt, gfpf, zvec, zmod, multimod, bigmul}`;
+//! 4. operations: [`ops`] (the routing point [`ops::route`] and the routed entries) and [`zpoly`]
+//!    (operations on Z\[x\]);
+//! 5. `ffi`: the C ABI (`include/gpmp.h`), the only place that sees `mpz_t`.
+//!
+//! **The rule:** a module names only its own layer and the layers below it; the C layer reaches
+//! the GPU only through the operations; library code never names [`testing`]. `tests/layers.rs`
+//! enforces it.
 pub mod error;
 pub mod gfpf;
 pub mod gpu;
