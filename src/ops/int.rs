@@ -14,7 +14,7 @@ pub enum MagProduct {
     Host(Vec<u64>),
     /// Computed on the device; [`bigmul::Product::finish`] downloads it into the caller's limbs, so
     /// that the caller can grow its output (which may be an operand) first.
-    Device(bigmul::Product),
+    Device(Box<bigmul::Product>),
 }
 
 /// |a|·|b|: on the GPU ([`bigmul`]) for a shorter operand of at least [`INT_MUL_NTT_MIN_LIMBS`] limbs
@@ -25,7 +25,7 @@ pub fn mul_mag_start(a: &[u64], b: &[u64]) -> Result<MagProduct> {
     let m = a.len().min(b.len());
     if m >= INT_MUL_NTT_MIN_LIMBS && route(Op::IntMul, m as u64)? == Where::Gpu {
         match bigmul::start(a, b) {
-            Ok(p) => return Ok(MagProduct::Device(p)),
+            Ok(p) => return Ok(MagProduct::Device(Box::new(p))),
             Err(_) if runtime::backend() == Backend::Auto => {}
             Err(e) => return Err(e),
         }

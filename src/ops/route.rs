@@ -45,17 +45,22 @@ impl Op {
     /// Whether a call of `size` is large enough for the GPU under `Backend::Auto` (the tuning table).
     pub fn gpu_wins(self, size: u64) -> bool {
         match self {
-            Op::ZpolyMul => size >= ZPOLY_MUL_GPU_MIN_WORDS,
-            Op::IntMul => size >= INT_MUL_GPU_MIN_LIMBS,
-            Op::NmodPolyMul => size >= NMOD_POLY_MUL_GPU_MIN_WORDS,
-            Op::NmodNtt => size >= NMOD_NTT_GPU_MIN_WORDS,
-            Op::GfpfDft => size >= GFPF_DFT_GPU_MIN_N,
-            Op::GfpfElementwise => size >= GFPF_ELEMENTWISE_GPU_MIN_N,
-            Op::Zvec => size >= ZVEC_GPU_MIN_WORDS,
-            Op::MpzMulmodN => size >= MPZ_MULMOD_N_GPU_MIN_N,
-            Op::MpzPowmN { work } => size >= MPZ_POWM_N_GPU_MIN_N && work >= MPZ_POWM_N_GPU_MIN_WORK,
+            Op::ZpolyMul => reaches(size, ZPOLY_MUL_GPU_MIN_WORDS),
+            Op::IntMul => reaches(size, INT_MUL_GPU_MIN_LIMBS),
+            Op::NmodPolyMul => reaches(size, NMOD_POLY_MUL_GPU_MIN_WORDS),
+            Op::NmodNtt => reaches(size, NMOD_NTT_GPU_MIN_WORDS),
+            Op::GfpfDft => reaches(size, GFPF_DFT_GPU_MIN_N),
+            Op::GfpfElementwise => reaches(size, GFPF_ELEMENTWISE_GPU_MIN_N),
+            Op::Zvec => reaches(size, ZVEC_GPU_MIN_WORDS),
+            Op::MpzMulmodN => reaches(size, MPZ_MULMOD_N_GPU_MIN_N),
+            Op::MpzPowmN { work } => reaches(size, MPZ_POWM_N_GPU_MIN_N) && reaches(work, MPZ_POWM_N_GPU_MIN_WORK),
         }
     }
+}
+
+/// size ≥ min; a crossover of `u64::MAX` means "never".
+fn reaches(size: u64, min: u64) -> bool {
+    size >= min
 }
 
 /// Where a call of `op` of `size` runs under the current backend.
