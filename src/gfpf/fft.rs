@@ -20,7 +20,7 @@
 //! loads, the next batch's inputs and twiddles are prefetched. Batches run in parallel (rayon); the twiddles ω^i (i < N) are
 //! tabulated once per (N, ω) and cached in the field.
 use super::{simd, Gfpf};
-use crate::nmod::multimod;
+use crate::nmod::scratch;
 use crate::{invalid, Result};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -52,7 +52,7 @@ impl Twiddles {
         if !f.is_minus_one(&f.pow_u64(omega, n as u64 / 2)) {
             return invalid!("ω is not a primitive {n}-th root of unity");
         }
-        let mut pows = multimod::fresh(n * f.k + 7)?;
+        let mut pows = scratch::fresh(n * f.k + 7)?;
         let off = line_offset(&pows);
         f.powers_into(omega, &mut pows[off..off + n * f.k]);
         let m0 = n.min(2 * f.k);
@@ -92,10 +92,10 @@ pub fn set_stream_min(words: usize) {
 
 impl Gfpf {
     /// ω^e for e < n, element-major (parallel runs of repeated products from ω^(256·c)); the
-    /// table is on huge pages where it is large ([`multimod::fresh`]: the last pass of a DFT
+    /// table is on huge pages where it is large ([`scratch::fresh`]: the last pass of a DFT
     /// gathers its twiddles from all over it).
     pub fn powers(&self, omega: &[u64], n: usize) -> Result<Vec<u64>> {
-        let mut pows = multimod::fresh(n * self.k)?;
+        let mut pows = scratch::fresh(n * self.k)?;
         self.powers_into(omega, &mut pows);
         Ok(pows)
     }
@@ -376,10 +376,10 @@ impl Gfpf {
         // The second buffer from the process-wide pool (huge pages, no page faults or memset after
         // the first transform of this size: at 2^20 a P4 buffer is 128 MiB), from a 64-byte
         // boundary (elements on whole cache lines).
-        let mut scratch = multimod::take(x.len() + 7)?;
-        let off = line_offset(&scratch);
-        plan.dft(Buf(x.as_mut_ptr()), Buf(scratch[off..].as_mut_ptr()), n, 1, false);
-        multimod::give(scratch);
+        let mut other = scratch::take(x.len() + 7)?;
+        let off = line_offset(&other);
+        plan.dft(Buf(x.as_mut_ptr()), Buf(other[off..].as_mut_ptr()), n, 1, false);
+        scratch::give(other);
         Ok(Some(tw))
     }
 

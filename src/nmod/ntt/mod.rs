@@ -24,8 +24,8 @@ mod twiddles;
 
 pub use plan_cache::{check_root, ntt_plan, Ntt};
 
-use super::multimod::{give, take};
 use super::prime::check_reduced;
+use super::scratch::{give, take};
 use crate::int::try_zeroed;
 use crate::runtime;
 use crate::{invalid, Result};
