@@ -21,6 +21,7 @@
 //! tabulated once per (N, ω) and cached in the field.
 use super::{simd, Gfpf};
 use crate::nmod::scratch;
+use crate::tuning::{GFPF_DFT_PARALLEL_TASK_MIN_WORDS, GFPF_DFT_STREAM_MIN_WORDS};
 use crate::{invalid, Result};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,9 +42,6 @@ pub struct Twiddles {
     /// 1/N.
     ninv: std::sync::OnceLock<Vec<u64>>,
 }
-
-/// Words per parallel task below which work stays serial.
-const GRAIN: usize = 1 << 14;
 
 impl Twiddles {
     /// The table of a canonical ω, N ≥ 2; `InvalidArgument` unless ω is a primitive N-th root
@@ -75,15 +73,10 @@ fn line_offset(v: &[u64]) -> usize {
 
 /// Passes of DFTs with at least this many words (N·k) store through a staging batch and
 /// non-temporal stores where their destination is 64-byte aligned ([`simd::stream_out`]).
-static STREAM_MIN: AtomicUsize = AtomicUsize::new(STREAM_DEFAULT);
-
-/// From 32 MiB a buffer (P3 N ≥ 2^19, P4 N ≥ 2^18): there the streaming stores were 0–17 %
-/// faster on the Intel host (1–4 % typically) and 2–3 % on the AMD box, never slower by the
-/// median (bench/results/cpu-fields.md, gfpf10).
-pub(super) const STREAM_DEFAULT: usize = 1 << 22;
+static STREAM_MIN: AtomicUsize = AtomicUsize::new(GFPF_DFT_STREAM_MIN_WORDS);
 
 /// Sets the size (N·k words) from which the DFT passes store non-temporally into 64-byte
-/// aligned buffers (usize::MAX: never; default 2^22; for benchmarks that compare
+/// aligned buffers (usize::MAX: never; default [`GFPF_DFT_STREAM_MIN_WORDS`]; for benchmarks that compare
 /// the two, same results).
 #[doc(hidden)]
 pub fn set_stream_min(words: usize) {
@@ -322,11 +315,14 @@ impl Plan<'_> {
                 }
             }
         };
-        if rayon::current_num_threads() == 1 || lanes * n2 * k < 2 * GRAIN {
+        if rayon::current_num_threads() == 1 || lanes * n2 * k < 2 * GFPF_DFT_PARALLEL_TASK_MIN_WORDS {
             let mut tmp = Vec::new();
             (0..nb).for_each(|bi| batch(bi, &mut tmp));
         } else {
-            (0..nb).into_par_iter().with_min_len((GRAIN / (8 * n2 * k)).max(1)).for_each_init(Vec::new, |tmp, bi| batch(bi, tmp));
+            (0..nb)
+                .into_par_iter()
+                .with_min_len((GFPF_DFT_PARALLEL_TASK_MIN_WORDS / (8 * n2 * k)).max(1))
+                .for_each_init(Vec::new, |tmp, bi| batch(bi, tmp));
         }
     }
 }
@@ -401,7 +397,7 @@ impl Gfpf {
             };
             let k = self.k;
             let simd = simd::mul_available(self);
-            x.par_chunks_mut(8 * k).with_min_len(GRAIN / (8 * k)).for_each_init(
+            x.par_chunks_mut(8 * k).with_min_len(GFPF_DFT_PARALLEL_TASK_MIN_WORDS / (8 * k)).for_each_init(
                 || vec![0u64; k],
                 |t, c| {
                     if simd && c.len() == 8 * k {
@@ -624,7 +620,7 @@ mod tests {
                     f.dft(y, n, &w).unwrap();
                     assert!(y == cached, "k = {k} N = {n} offset {off}");
                     f.idft(y, n, &w).unwrap();
-                    super::set_stream_min(super::STREAM_DEFAULT);
+                    super::set_stream_min(crate::tuning::GFPF_DFT_STREAM_MIN_WORDS);
                     assert!(y == x, "round trip k = {k} N = {n} offset {off}");
                 }
                 if lg == 7 {

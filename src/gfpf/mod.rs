@@ -11,7 +11,7 @@
 //! - [`builtin`]: the primes of Table 2.1 (P3, P4, …);
 //! - [`arith`]: add, sub, neg, mul_pow_r, mul (Alg. 2, MulPowR, Alg. 3 with signed accumulators);
 //! - [`crt_mul`]: the FFT-based product (Alg. 4: negacyclic NTTs modulo word primes + CRT), which
-//!   `mul` uses from k = [`crt_mul::CRT_MIN_K`] on;
+//!   `mul` uses from k = [`crate::tuning::GFPF_MUL_CRT_MIN_K`] on;
 //! - [`root`]: powers and the roots of unity with ω^(N/2k) = r;
 //! - [`fft`]: the DFT in natural order for every power-of-two N (six-step, rayon), its base DFTs
 //!   batched eight rows per AVX-512 vector where the CPU has it (`simd`);

@@ -1,10 +1,10 @@
-//! The direct transform for n < [`FOUR_STEP_MIN`]: X_i = Σ_j x_j·w^(ij mod n), O(n²) Shoup
+//! The direct transform for n < [`NTT_FOUR_STEP_MIN_N`]: X_i = Σ_j x_j·w^(ij mod n), O(n²) Shoup
 //! products from a table of the n powers of w; the inverse uses w^(−ij) and multiplies by n^(−1).
 //! Input reduced (the caller checks), output in [0, p).
-use super::plan_cache::FOUR_STEP_MIN;
 use crate::nmod::prime::{addmod, invmod, mul_shoup, powmod, shoup};
+use crate::tuning::NTT_FOUR_STEP_MIN_N;
 
-/// The direct O(n²) transform for n < [`FOUR_STEP_MIN`].
+/// The direct O(n²) transform for n < [`NTT_FOUR_STEP_MIN_N`].
 pub(super) struct Direct {
     pub(super) p: u64,
     /// w^k and its Shoup constant, k < n.
@@ -21,7 +21,7 @@ impl Direct {
 
     pub(super) fn run(&self, x: &mut [u64], inverse: bool) {
         let (n, p) = (x.len(), self.p);
-        let mut out = [0u64; FOUR_STEP_MIN];
+        let mut out = [0u64; NTT_FOUR_STEP_MIN_N];
         for (i, o) in out[..n].iter_mut().enumerate() {
             let mut acc = 0u64;
             for (j, &xj) in x.iter().enumerate() {

@@ -15,11 +15,11 @@
 //!   tmp, so that tmp holds the n1/8 strips of pass 2 one after the other.
 //! - Pass 2 (tmp → x), per strip g (columns i1 = 8g..8g+8): read its n2 consecutive lines, run
 //!   the size-n2 line DFT, and let its last group write slot k to x\[rev(k)·n1 + 8g ..+8\], which
-//!   is natural order. With the 64-bit products below [`STAGE_MIN_64`] the twiddles w^(i1·j2)
+//!   is natural order. With the 64-bit products below [`NTT_TWIDDLE_STAGE_MIN_N`] the twiddles w^(i1·j2)
 //!   are folded into this DFT's stage twiddles instead (column i1 evaluates Σ_j2 Y_j2·z^j2 on the
 //!   coset w^i1·⟨w^n1⟩, see [`super::twiddles`]): no product of their own, a per-lane 16n-byte
 //!   table instead.
-//! - From [`WIDE_MIN`] on ([`WIDE_MIN_IFMA`] with IFMA) both passes take [`WIDE`] adjacent strips
+//! - From [`NTT_WIDE_STRIPS_MIN_N`] on ([`NTT_IFMA_WIDE_STRIPS_MIN_N`] with IFMA) both passes take [`WIDE`] adjacent strips
 //!   at a time (at most min(n1, n2)/8): each row of x is read (pass 1) or written (pass 2) once
 //!   for all of them, 8·WIDE contiguous words, through the strips' L2-resident buffers.
 //!
@@ -32,57 +32,33 @@ use super::lanes::{Arith, Lanes, Line, Portable};
 use super::line_dft::{line_dft, plain, rev};
 use super::twiddles::{Dir, Twist};
 use crate::nmod::prime::{check_reduced, invmod};
+use crate::tuning::{
+    NTT_IFMA_PARALLEL_MIN_N, NTT_IFMA_WIDE_STRIPS_MIN_N, NTT_PARALLEL_MIN_N, NTT_PARALLEL_TASK_MIN_WORDS, NTT_TWIDDLE_STAGE_MIN_N,
+    NTT_WIDE_STRIPS_MIN_N,
+};
 use crate::Result;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
-/// Below this size everything runs on the calling thread (64-bit products; with IFMA below
-/// [`PAR_MIN_IFMA`]). Waking the pool's sleeping workers costs about as much as a task of a small
-/// transform. Intel host, 2^15 (two tasks of [`TASK_MIN`] words a pass), gpmp/tfhe-ntt at 4 and 16
-/// threads, parallel against serial: 50-bit 1.17–2.04 against 1.13–1.20 (the serial transform
-/// takes about 90 us), 62-bit 0.68–1.02 against 0.96–1.01; at 2^16 parallel gains at both widths
-/// (50-bit 0.67–1.04 at 4 and 16 threads against 1.22–1.33 on one).
-const PAR_MIN: usize = 1 << 15;
-/// [`PAR_MIN`] with IFMA products.
-const PAR_MIN_IFMA: usize = 1 << 16;
-/// Words per parallel task, at least.
-const TASK_MIN: usize = 1 << 14;
-/// Sizes from which each row visit of a pass serves [`WIDE`] strips of 8 columns, with the 64-bit
-/// products (from 2^18 on a strip's rows are ≥ 4 KiB apart, so one strip at a time visits a page
-/// per 64 bytes; measured on a Zen 4 core: 1.2–1.6× faster at 2^19..2^22, equal at 2^18, slower
-/// below: 62-bit 2^16 1.35 → 1.48× tfhe-ntt).
-const WIDE_MIN: usize = 1 << 18;
-/// The same with IFMA products, whose cheaper butterflies leave the strided rows a larger share:
-/// 50-bit, 1 thread, gpmp/tfhe-ntt with one strip → four: Intel host 2^16 1.14–1.42 → 1.24–1.35
-/// (equal), 2^17 1.42–1.61 → 1.34–1.48 (better in 7 of 8 paired rounds, equal in one); Zen 5 core
-/// 2^16 1.75 → 1.33, 2^17 1.63–1.68 → 1.26–1.27 (bench/results/cpu-fields.md, ntt12).
-const WIDE_MIN_IFMA: usize = 1 << 16;
 /// Rows ahead that the wide gather of pass 1 prefetches.
 const PREFETCH: usize = 8;
-/// Strips per row visit from [`WIDE_MIN`] / [`WIDE_MIN_IFMA`] on (a power of two).
+/// Strips per row visit from [`NTT_WIDE_STRIPS_MIN_N`] / [`NTT_IFMA_WIDE_STRIPS_MIN_N`] on (a power of two).
 pub(super) const WIDE: usize = 4;
-/// The size from which the 64-bit products, too, multiply by the four-step twiddles in a stage of
-/// pass 1 instead of folding them into pass 2 (whose per-lane table, 16n bytes, is 2 MiB at 2^17:
-/// a whole L2). 62-bit, 1 thread, gpmp/tfhe-ntt per-round medians, coset → stage: Intel host
-/// 2^16 0.99–1.09 → 1.11–1.13, 2^17 1.17–1.29 → 1.23–1.30 and 2^18 1.13–1.28 → 1.27–1.30 (equal
-/// within the host's spread), 2^19..2^22 1.18–1.38 → 1.14–1.30; Zen 5 core 2^17 1.44 → 1.29,
-/// 2^18 1.53–1.57 → 1.03–1.19, 2^20 1.54–1.59 → 1.25–1.28 (bench/results/cpu-fields.md, ntt12).
-const STAGE_MIN_64: usize = 1 << 17;
 
-/// The four-step transform for n ≥ [`super::plan_cache::FOUR_STEP_MIN`] (see the module documentation).
+/// The four-step transform for n ≥ [`NTT_FOUR_STEP_MIN_N`](crate::tuning::NTT_FOUR_STEP_MIN_N) (see the module documentation).
 pub(super) struct FourStep {
     n1: usize,
     n2: usize,
     p: u64,
     w: u64,
     pub(super) arith: Arith,
-    /// Strips per row visit in both passes (see [`pass1`]): [`WIDE`] from [`WIDE_MIN`] (IFMA:
-    /// [`WIDE_MIN_IFMA`]) on, else 1.
+    /// Strips per row visit in both passes (see [`pass1`]): [`WIDE`] from [`NTT_WIDE_STRIPS_MIN_N`] (IFMA:
+    /// [`NTT_IFMA_WIDE_STRIPS_MIN_N`]) on, else 1.
     pub(super) wide: usize,
     /// Whether the four-step twiddles are folded into pass 2 ([`Twist::Coset`], no products, a
     /// 16n-byte table) rather than a twiddle stage of pass 1 ([`Twist::Stage`], two products per
-    /// line, 2n bytes): with the 64-bit products below [`STAGE_MIN_64`], where their cost outweighs
+    /// line, 2n bytes): with the 64-bit products below [`NTT_TWIDDLE_STAGE_MIN_N`], where their cost outweighs
     /// the table's memory traffic (62-bit p on a Zen 4 core: 1.15–1.3× faster), not with IFMA
     /// (50-bit p: 1.1–1.3× slower).
     pub(super) coset: bool,
@@ -281,7 +257,7 @@ unsafe fn pass2<L: Lanes, const LAZY: bool, const COSET: bool>(
 /// f(buf, i) for i < count, in parallel when `par`, each task with its own `len`-line buffer.
 fn strips(count: usize, len: usize, par: bool, f: impl Fn(&mut [Line], usize) + Sync) {
     if par {
-        let min = (TASK_MIN / (8 * len)).max(1);
+        let min = (NTT_PARALLEL_TASK_MIN_WORDS / (8 * len)).max(1);
         (0..count).into_par_iter().with_min_len(min).for_each_init(|| vec![Line::default(); len], |buf, i| f(buf, i));
     } else {
         let mut buf = vec![Line::default(); len];
@@ -314,9 +290,9 @@ impl FourStep {
         let rev2 = (0..n2).map(|k| rev(k, b2) as u32).collect();
         let arith = Arith::detect(p);
         // Both passes take `wide` strips at a time: it divides n2/8 (pass 1) and n1/8 (pass 2).
-        let wide_min = if arith == Arith::Ifma { WIDE_MIN_IFMA } else { WIDE_MIN };
+        let wide_min = if arith == Arith::Ifma { NTT_IFMA_WIDE_STRIPS_MIN_N } else { NTT_WIDE_STRIPS_MIN_N };
         let wide = if n >= wide_min { WIDE.min(n1.min(n2) / 8) } else { 1 };
-        let coset = arith != Arith::Ifma && n < STAGE_MIN_64;
+        let coset = arith != Arith::Ifma && n < NTT_TWIDDLE_STAGE_MIN_N;
         FourStep { n1, n2, p, w, arith, wide, coset, rev1, rev2, dirs: [OnceLock::new(), OnceLock::new()] }
     }
 
@@ -337,7 +313,7 @@ impl FourStep {
     /// entry ≥ p.
     fn passes<L: Lanes + Send + Sync, const LAZY: bool, const COSET: bool>(&self, l: L, d: &Dir, x: &mut [u64], tmp: &mut [u64]) -> bool {
         let (n1, n2) = (self.n1, self.n2);
-        let par = n1 * n2 >= if self.arith == Arith::Ifma { PAR_MIN_IFMA } else { PAR_MIN };
+        let par = n1 * n2 >= if self.arith == Arith::Ifma { NTT_IFMA_PARALLEL_MIN_N } else { NTT_PARALLEL_MIN_N };
         let (xp, tp) = (SharedMut(x.as_mut_ptr()), SharedMut(tmp.as_mut_ptr()));
         // SAFETY: strip s writes lines g·n2 + 8s ..+8 (g < n1/8) of tmp only, and reads x, which nobody writes.
         let wide = self.wide;

@@ -7,11 +7,9 @@
 //! log2(m/2) bits), so one half-size table serves all stages. The butterflies of block 0 (twiddle
 //! u^0 = 1, m − 1 of a size-m DFT's) form no product (except in the coset DFTs, whose twiddles are
 //! not 1). Stages run in groups of up to three (radix 8) held in registers: over all lines while
-//! blocks exceed [`LEAF`] lines, then block by block, each block in L1.
+//! blocks exceed [`NTT_LEAF_MAX_LINES`] lines, then block by block, each block in L1.
 use super::lanes::Lanes;
-
-/// Lines per block from which the line DFT runs its remaining stages block by block (16 KiB, L1).
-const LEAF: usize = 256;
+use crate::tuning::NTT_LEAF_MAX_LINES;
 
 /// Bit reversal of t on `bits` bits.
 #[inline]
@@ -165,7 +163,7 @@ fn group<L: Lanes, const LAZY: bool, const ONE0: bool>(
 /// Cyclic DFT of m lines (lanes independent), slot k holding frequency rev(k), with the twiddle
 /// tw(s, g) for block g of stage s (`ONE0`: those of block 0 are 1): line i is read by
 /// `first(i)`, worked on in `buf` (m lines), and slot k written by `last(k, v)`. Radix-8 groups of
-/// stages over all lines while blocks exceed [`LEAF`] lines, then block by block (each block in L1).
+/// stages over all lines while blocks exceed [`NTT_LEAF_MAX_LINES`] lines, then block by block (each block in L1).
 #[inline(always)]
 pub(super) fn line_dft<L: Lanes, const LAZY: bool, const ONE0: bool>(
     l: L,
@@ -177,7 +175,7 @@ pub(super) fn line_dft<L: Lanes, const LAZY: bool, const ONE0: bool>(
 ) {
     let lg = m.trailing_zeros();
     let mut done = 0;
-    while m >> done > LEAF {
+    while m >> done > NTT_LEAF_MAX_LINES {
         let r = 3.min(lg - done);
         group::<L, LAZY, ONE0>(l, (r, done == 0, done + r == lg), (0, m, m >> (done + 1), done, 0), tw, buf, first, last);
         done += r;

@@ -1,15 +1,13 @@
 //! The transform for (n, w, p): validated once (p an odd prime < 2^63, n a power of two, w of exact
-//! order n), kept in a process-wide cache, and run by the direct sum below [`FOUR_STEP_MIN`] or by
+//! order n), kept in a process-wide cache, and run by the direct sum below [`NTT_FOUR_STEP_MIN_N`] or by
 //! the four-step from there on.
 use super::direct::Direct;
 use super::four_step::FourStep;
 use crate::nmod::prime::{check_modulus, check_reduced, powmod};
+use crate::tuning::NTT_FOUR_STEP_MIN_N;
 use crate::{invalid, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
-
-/// Sizes below this are done by the direct sum (the four-step needs n1, n2 ≥ 8).
-pub(super) const FOUR_STEP_MIN: usize = 64;
 
 /// A cyclic NTT of size n modulo p at root w (validated once, cached).
 pub struct Ntt {
@@ -59,7 +57,8 @@ impl Ntt {
     fn new(n: usize, w: u64, p: u64) -> Result<Self> {
         check_modulus(p)?;
         check_root(n, w, p)?;
-        let kind = if n >= FOUR_STEP_MIN { Kind::FourStep(Box::new(FourStep::new(n, w, p))) } else { Kind::Direct(Direct::new(n, w, p)) };
+        let kind =
+            if n >= NTT_FOUR_STEP_MIN_N { Kind::FourStep(Box::new(FourStep::new(n, w, p))) } else { Kind::Direct(Direct::new(n, w, p)) };
         Ok(Ntt { n, kind })
     }
 

@@ -2,9 +2,9 @@
 //! (lane arithmetic, split, strips per row visit, twiddle scheme), and the rejection of bad input.
 use super::four_step::{split, FourStep, WIDE};
 use super::lanes::Arith;
-use super::plan_cache::FOUR_STEP_MIN;
 use super::{intt, ntt, ntt_many};
 use crate::nmod::prime::{addmod, fourier_primes, mulmod, powmod, primitive_root_of_unity};
+use crate::tuning::NTT_FOUR_STEP_MIN_N;
 use crate::Result;
 
 fn naive(x: &[u64], w: u64, p: u64) -> Vec<u64> {
@@ -150,7 +150,7 @@ fn four_step_matches_naive() {
 
 #[test]
 fn every_power_of_two_round_trips() {
-    // n = 1 .. 2^k for a p < 2^50, a p in [2^62, 2^63) (the non-lazy path; 2^17 has n2 > LEAF) and p = 7681 (2^9 | p − 1
+    // n = 1 .. 2^k for a p < 2^50, a p in [2^62, 2^63) (the non-lazy path; 2^17 has n2 > NTT_LEAF_MAX_LINES) and p = 7681 (2^9 | p − 1
     // exactly), with every lane arithmetic, split and strip width and both twiddle schemes; the forward result spot-checked
     // against the definition.
     for (p, kmax) in [(fourier_primes(50, 20, 1)[0], 17u32), (fourier_primes(63, 20, 1)[0], 17), (7681, 9)] {
@@ -159,10 +159,10 @@ fn every_power_of_two_round_trips() {
             let w = primitive_root_of_unity(n as u64, p).unwrap();
             let x = rand_vec(n, p, lg as u64 + 77);
             let mut want = None;
-            let cases: Vec<_> = if n >= FOUR_STEP_MIN { variants(n, p).collect() } else { vec![(Arith::Portable, 0, 1, false)] };
+            let cases: Vec<_> = if n >= NTT_FOUR_STEP_MIN_N { variants(n, p).collect() } else { vec![(Arith::Portable, 0, 1, false)] };
             for (a, n1, wide, coset) in cases {
                 let mut y = x.clone();
-                if n >= FOUR_STEP_MIN {
+                if n >= NTT_FOUR_STEP_MIN_N {
                     let mut fs = FourStep::with_split(n, n1, w, p);
                     (fs.arith, fs.wide, fs.coset) = (a, wide, coset);
                     let mut tmp = vec![0; n];
