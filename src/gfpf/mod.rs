@@ -1,6 +1,5 @@
 //! Generalized Fermat prime fields Z/pZ, p = r^k + 1 (r < 2^64, k a power of 2), and their FFT
-//! (Mohajerani 2021 Ch. 2–3; Chen–Covanov–Mohajerani–Moreno Maza, ISSAC 2017; see
-//! `big-prime-field-fft.md`).
+//! (Mohajerani 2021 Ch. 2–3; Chen–Covanov–Mohajerani–Moreno Maza, ISSAC 2017).
 //!
 //! An element is a vector of k radix-r digits x_0..x_{k−1} (least significant first) with
 //! x = Σ x_i r^i; canonical means every digit < r, or the single special form x_{k−1} = r, others 0,

@@ -59,8 +59,7 @@ pub(super) struct FourStep {
     /// Whether the four-step twiddles are folded into pass 2 ([`Twist::Coset`], no products, a
     /// 16n-byte table) rather than a twiddle stage of pass 1 ([`Twist::Stage`], two products per
     /// line, 2n bytes): with the 64-bit products below [`NTT_TWIDDLE_STAGE_MIN_N`], where their cost outweighs
-    /// the table's memory traffic (62-bit p on a Zen 4 core: 1.15–1.3× faster), not with IFMA
-    /// (50-bit p: 1.1–1.3× slower).
+    /// the table's memory traffic; never with IFMA, whose products are cheaper.
     pub(super) coset: bool,
     /// rev(g) on log2(n1/8) bits, g < n1/8: where pass 1 finds the i1-groups of 8.
     rev1: Vec<u32>,
@@ -266,11 +265,8 @@ fn strips(count: usize, len: usize, par: bool, f: impl Fn(&mut [Line], usize) + 
 }
 
 /// n1 of the split n = n1·n2 (n ≥ 64, k = log2 n): 2^⌊k/2⌋ (n1 ≤ n2), except
-/// n1 = 2^7 (n2 = 2^9) at n = 2^16. Every split 2^(⌊k/2⌋−4) .. 2^(⌊k/2⌋+2) was timed at 2^16..2^22
-/// on the Intel host (1 thread, bench/results/cpu-fields.md, nttcpu7): at 2^16 n1 = 2^7 was faster
-/// at 50 bits in every round (median 1.07 against 1.19 × tfhe-ntt; 62-bit 1.02 against 1.04; on a
-/// Zen 4 core 0.02 slower), elsewhere no split beat 2^⌊k/2⌋ beyond the host's noise and n1 ≤ 2^(⌊k/2⌋−2)
-/// was slower (up to 1.2× from 2^18).
+/// n1 = 2^7 (n2 = 2^9) at n = 2^16, the faster split there with 50-bit p. Among the splits
+/// 2^(⌊k/2⌋−4) .. 2^(⌊k/2⌋+2) timed at 2^16..2^22 no other beat 2^⌊k/2⌋, and n1 ≤ 2^(⌊k/2⌋−2) was slower.
 pub(super) fn split(n: usize) -> usize {
     let k = n.trailing_zeros();
     1 << if k == 16 { 7 } else { k / 2 }
@@ -344,8 +340,8 @@ impl FourStep {
     pub(super) fn run(&self, x: &mut [u64], tmp: &mut [u64], inverse: bool) -> Result<()> {
         let d = self.dir(inverse)?;
         let (p, lazy) = (self.p, self.p < 1 << 62);
-        // Each twiddle scheme is its own instantiation: with the other scheme's code compiled into
-        // the same kernels (a run-time branch), the 62-bit transform ran 10–20 % slower.
+        // Each twiddle scheme is its own instantiation: a run-time branch between them inside the
+        // kernels slows the 62-bit transform by 10–20 %.
         macro_rules! go {
             ($l:expr, $lazy:literal) => {
                 if self.coset {
