@@ -25,8 +25,8 @@ pub const NTT_FOUR_STEP_MIN_N: usize = 64;
 /// Parallel passes from this size on with the 64-bit products: 62-bit p at 2^15 (two tasks a pass),
 /// 4 and 16 threads, took 0.68–1.02× tfhe-ntt's time in parallel against 0.96–1.01× serial.
 pub const NTT_PARALLEL_MIN_N: usize = 1 << 15;
-/// [`NTT_PARALLEL_MIN_N`] with the IFMA products: 50-bit p in parallel was slower at 2^15
-/// (1.17–2.04× tfhe-ntt against 1.13–1.20× serial) and faster at 2^16 (0.67–1.04× against 1.22–1.33×).
+/// [`NTT_PARALLEL_MIN_N`] with the IFMA products: 50-bit p in parallel was slower at 2^15 (1.17–2.04×
+/// tfhe-ntt's time against 1.13–1.20× serial) and faster at 2^16 (0.67–1.04× against 1.22–1.33×).
 pub const NTT_IFMA_PARALLEL_MIN_N: usize = 1 << 16;
 /// Words of one parallel task of an NTT pass, at least: waking a sleeping worker costs about as
 /// much as a task of a small transform.
@@ -40,7 +40,8 @@ pub const NTT_WIDE_STRIPS_MIN_N: usize = 1 << 18;
 pub const NTT_IFMA_WIDE_STRIPS_MIN_N: usize = 1 << 16;
 /// With the 64-bit products the four-step twiddles are a twiddle stage of pass 1 from this size on,
 /// folded into pass 2's coset DFTs below (their 16n-byte table fills a 2 MiB L2 at 2^17): 62-bit p,
-/// one thread, equal at 2^17..2^18 (Intel host), the stage faster from 2^17 (Zen 5). IFMA: always the stage.
+/// one thread, equal at 2^17..2^18 (Intel host), the stage faster from 2^17 (Zen 5). IFMA: always
+/// the stage.
 pub const NTT_TWIDDLE_STAGE_MIN_N: usize = 1 << 17;
 /// The line DFT finishes its stages block by block once blocks have at most this many 64-byte lines
 /// (16 KiB: a block stays in a 32 KiB L1d).

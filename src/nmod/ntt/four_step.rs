@@ -15,13 +15,14 @@
 //!   tmp, so that tmp holds the n1/8 strips of pass 2 one after the other.
 //! - Pass 2 (tmp → x), per strip g (columns i1 = 8g..8g+8): read its n2 consecutive lines, run
 //!   the size-n2 line DFT, and let its last group write slot k to x\[rev(k)·n1 + 8g ..+8\], which
-//!   is natural order. With the 64-bit products below [`NTT_TWIDDLE_STAGE_MIN_N`] the twiddles w^(i1·j2)
-//!   are folded into this DFT's stage twiddles instead (column i1 evaluates Σ_j2 Y_j2·z^j2 on the
-//!   coset w^i1·⟨w^n1⟩, see [`super::twiddles`]): no product of their own, a per-lane 16n-byte
-//!   table instead.
-//! - From [`NTT_WIDE_STRIPS_MIN_N`] on ([`NTT_IFMA_WIDE_STRIPS_MIN_N`] with IFMA) both passes take [`WIDE`] adjacent strips
-//!   at a time (at most min(n1, n2)/8): each row of x is read (pass 1) or written (pass 2) once
-//!   for all of them, 8·WIDE contiguous words, through the strips' L2-resident buffers.
+//!   is natural order. With the 64-bit products below [`NTT_TWIDDLE_STAGE_MIN_N`] the twiddles
+//!   w^(i1·j2) are folded into this DFT's stage twiddles instead (column i1 evaluates
+//!   Σ_j2 Y_j2·z^j2 on the coset w^i1·⟨w^n1⟩, see [`super::twiddles`]): no product of their own,
+//!   a per-lane 16n-byte table instead.
+//! - From [`NTT_WIDE_STRIPS_MIN_N`] on ([`NTT_IFMA_WIDE_STRIPS_MIN_N`] with IFMA) both passes
+//!   take [`WIDE`] adjacent strips at a time (at most min(n1, n2)/8): each row of x is read
+//!   (pass 1) or written (pass 2) once for all of them, 8·WIDE contiguous words, through the
+//!   strips' L2-resident buffers.
 //!
 //! The inverse is the same transform at w^(−1) with n^(−1) folded into its twiddles (twiddle
 //! stage) or multiplied into its outputs (coset twiddles). Pass 1 checks its input as it reads
@@ -43,23 +44,25 @@ use std::sync::OnceLock;
 
 /// Rows ahead that the wide gather of pass 1 prefetches.
 const PREFETCH: usize = 8;
-/// Strips per row visit from [`NTT_WIDE_STRIPS_MIN_N`] / [`NTT_IFMA_WIDE_STRIPS_MIN_N`] on (a power of two).
+/// Strips per row visit from [`NTT_WIDE_STRIPS_MIN_N`] / [`NTT_IFMA_WIDE_STRIPS_MIN_N`] on (a
+/// power of two).
 pub(super) const WIDE: usize = 4;
 
-/// The four-step transform for n ≥ [`NTT_FOUR_STEP_MIN_N`](crate::tuning::NTT_FOUR_STEP_MIN_N) (see the module documentation).
+/// The four-step transform for n ≥ [`crate::tuning::NTT_FOUR_STEP_MIN_N`] (see the module
+/// documentation).
 pub(super) struct FourStep {
     n1: usize,
     n2: usize,
     p: u64,
     w: u64,
     pub(super) arith: Arith,
-    /// Strips per row visit in both passes (see [`pass1`]): [`WIDE`] from [`NTT_WIDE_STRIPS_MIN_N`] (IFMA:
-    /// [`NTT_IFMA_WIDE_STRIPS_MIN_N`]) on, else 1.
+    /// Strips per row visit in both passes (see [`pass1`]): [`WIDE`] from [`NTT_WIDE_STRIPS_MIN_N`]
+    /// (IFMA: [`NTT_IFMA_WIDE_STRIPS_MIN_N`]) on, else 1.
     pub(super) wide: usize,
     /// Whether the four-step twiddles are folded into pass 2 ([`Twist::Coset`], no products, a
     /// 16n-byte table) rather than a twiddle stage of pass 1 ([`Twist::Stage`], two products per
-    /// line, 2n bytes): with the 64-bit products below [`NTT_TWIDDLE_STAGE_MIN_N`], where their cost outweighs
-    /// the table's memory traffic; never with IFMA, whose products are cheaper.
+    /// line, 2n bytes): with the 64-bit products below [`NTT_TWIDDLE_STAGE_MIN_N`], where their
+    /// cost outweighs the table's memory traffic; never with IFMA, whose products are cheaper.
     pub(super) coset: bool,
     /// rev(g) on log2(n1/8) bits, g < n1/8: where pass 1 finds the i1-groups of 8.
     rev1: Vec<u32>,
@@ -266,7 +269,8 @@ fn strips(count: usize, len: usize, par: bool, f: impl Fn(&mut [Line], usize) + 
 
 /// n1 of the split n = n1·n2 (n ≥ 64, k = log2 n): 2^⌊k/2⌋ (n1 ≤ n2), except
 /// n1 = 2^7 (n2 = 2^9) at n = 2^16, the faster split there with 50-bit p. Among the splits
-/// 2^(⌊k/2⌋−4) .. 2^(⌊k/2⌋+2) timed at 2^16..2^22 no other beat 2^⌊k/2⌋, and n1 ≤ 2^(⌊k/2⌋−2) was slower.
+/// 2^(⌊k/2⌋−4) .. 2^(⌊k/2⌋+2) timed at 2^16..2^22 no other beat 2^⌊k/2⌋, and n1 ≤ 2^(⌊k/2⌋−2)
+/// was slower.
 pub(super) fn split(n: usize) -> usize {
     let k = n.trailing_zeros();
     1 << if k == 16 { 7 } else { k / 2 }
