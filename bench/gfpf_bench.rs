@@ -171,7 +171,7 @@ fn main() {
                 tp * 1e9,
                 tc * 1e9,
                 tp / tc,
-                if k >= gpmp::gfpf::crt_mul::CRT_MIN_K { "crt" } else { "plain" }
+                if k >= gpmp::tuning::GFPF_MUL_CRT_MIN_K { "crt" } else { "plain" }
             );
         }
         return;

@@ -5,12 +5,12 @@
 //!   (both operands p − 1 give −2 = r^k − 1, all digits r − 1);
 //! - mul_pow_r: x·r^s for 0 ≤ s < 2k is a shift by s mod k with the top digits wrapped to the
 //!   bottom negated (one subtraction), negated once more when s ≥ k (r^k ≡ −1);
-//! - mul_plain (what `mul` runs below k = [`CRT_MIN_K`]; the FFT-based product is in
+//! - mul_plain (what `mul` runs below k = [`GFPF_MUL_CRT_MIN_K`]; the FFT-based product is in
 //!   [`super::crt_mul`]): the negacyclic product u_j = Σ_{i≤j} x_i y_{j−i} − Σ_{i>j} x_i y_{k+j−i}
 //!   in 192-bit accumulators (|u_j| < k r², signed: erratum to Alg. 3), then a signed carry
 //!   propagation in radix r by floor division; the final carry c is worth c·r^k ≡ −c.
-use super::crt_mul::CRT_MIN_K;
 use super::Gfpf;
+use crate::tuning::GFPF_MUL_CRT_MIN_K;
 
 /// Division by r with a precomputed reciprocal: Möller–Granlund 2-by-1 division by the normalized
 /// d = r·2^sh with v = ⌊(2^128 − 1)/d⌋ − 2^64.
@@ -268,11 +268,11 @@ impl Gfpf {
         }
     }
 
-    /// z = x·y: the plain negacyclic product below k = [`CRT_MIN_K`], the FFT-based two/three-prime
+    /// z = x·y: the plain negacyclic product below k = [`GFPF_MUL_CRT_MIN_K`], the FFT-based two/three-prime
     /// CRT product ([`Gfpf::mul_crt`]) from there on (the faster one at each k, measured).
     #[inline]
     pub fn mul(&self, z: &mut [u64], x: &[u64], y: &[u64]) {
-        if self.k >= CRT_MIN_K {
+        if self.k >= GFPF_MUL_CRT_MIN_K {
             self.mul_crt(z, x, y)
         } else {
             self.mul_plain(z, x, y)

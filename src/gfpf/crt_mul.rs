@@ -9,7 +9,8 @@
 //! k·r² < p_1p_2/2 holds only for the Table 3.1 radices < 2^60); we take as many 50-bit
 //! primes as the bound needs (three for Table 2.1: M ≈ 2^150), which also lets tfhe-ntt use IFMA.
 //! Cost: 3 forward/inverse NTT triples of size k per prime, k CRTs and k carry steps, against k²
-//! word products for the plain product; [`CRT_MIN_K`] is the measured crossover.
+//! word products for the plain product; [`crate::tuning::GFPF_MUL_CRT_MIN_K`] is the measured
+//! crossover.
 use super::Gfpf;
 use crate::nmod::crt::Crt;
 use crate::nmod::plan::{plan, Plan, MIN_NTT};
@@ -17,10 +18,6 @@ use crate::nmod::prime::fourier_primes;
 use crate::nmod::reduce::Modulus;
 use crate::Result;
 use std::sync::{Arc, OnceLock};
-
-/// From this k on, [`Gfpf::mul`] uses the FFT-based product (measured with
-/// `cargo run --release --example gfpf_bench -- mul`, see bench/results/cpu-fields.md).
-pub const CRT_MIN_K: usize = 128;
 
 /// The primes, their NTT plans and the CRT constants of one field.
 pub(crate) struct CrtMul {

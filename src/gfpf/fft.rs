@@ -20,7 +20,8 @@
 //! loads, the next batch's inputs and twiddles are prefetched. Batches run in parallel (rayon); the twiddles ω^i (i < N) are
 //! tabulated once per (N, ω) and cached in the field.
 use super::{simd, Gfpf};
-use crate::nmod::multimod;
+use crate::nmod::scratch;
+use crate::tuning::{GFPF_DFT_PARALLEL_TASK_MIN_WORDS, GFPF_DFT_STREAM_MIN_WORDS};
 use crate::{invalid, Result};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -42,9 +43,6 @@ pub struct Twiddles {
     ninv: std::sync::OnceLock<Vec<u64>>,
 }
 
-/// Words per parallel task below which work stays serial.
-const GRAIN: usize = 1 << 14;
-
 impl Twiddles {
     /// The table of a canonical ω, N ≥ 2; `InvalidArgument` unless ω is a primitive N-th root
     /// of unity (ω^(N/2) = −1).
@@ -52,7 +50,7 @@ impl Twiddles {
         if !f.is_minus_one(&f.pow_u64(omega, n as u64 / 2)) {
             return invalid!("ω is not a primitive {n}-th root of unity");
         }
-        let mut pows = multimod::fresh(n * f.k + 7)?;
+        let mut pows = scratch::fresh(n * f.k + 7)?;
         let off = line_offset(&pows);
         f.powers_into(omega, &mut pows[off..off + n * f.k]);
         let m0 = n.min(2 * f.k);
@@ -75,16 +73,11 @@ fn line_offset(v: &[u64]) -> usize {
 
 /// Passes of DFTs with at least this many words (N·k) store through a staging batch and
 /// non-temporal stores where their destination is 64-byte aligned ([`simd::stream_out`]).
-static STREAM_MIN: AtomicUsize = AtomicUsize::new(STREAM_DEFAULT);
-
-/// From 32 MiB a buffer (P3 N ≥ 2^19, P4 N ≥ 2^18): there the streaming stores were 0–17 %
-/// faster on the Intel host (1–4 % typically) and 2–3 % on the AMD box, never slower by the
-/// median (bench/results/cpu-fields.md, gfpf10).
-pub(super) const STREAM_DEFAULT: usize = 1 << 22;
+static STREAM_MIN: AtomicUsize = AtomicUsize::new(GFPF_DFT_STREAM_MIN_WORDS);
 
 /// Sets the size (N·k words) from which the DFT passes store non-temporally into 64-byte
-/// aligned buffers (usize::MAX: never; default 2^22; for benchmarks that compare
-/// the two, same results).
+/// aligned buffers (usize::MAX: never; default [`GFPF_DFT_STREAM_MIN_WORDS`]; for benchmarks that
+/// compare the two, same results).
 #[doc(hidden)]
 pub fn set_stream_min(words: usize) {
     STREAM_MIN.store(words, Ordering::Relaxed);
@@ -92,10 +85,10 @@ pub fn set_stream_min(words: usize) {
 
 impl Gfpf {
     /// ω^e for e < n, element-major (parallel runs of repeated products from ω^(256·c)); the
-    /// table is on huge pages where it is large ([`multimod::fresh`]: the last pass of a DFT
+    /// table is on huge pages where it is large ([`scratch::fresh`]: the last pass of a DFT
     /// gathers its twiddles from all over it).
     pub fn powers(&self, omega: &[u64], n: usize) -> Result<Vec<u64>> {
-        let mut pows = multimod::fresh(n * self.k)?;
+        let mut pows = scratch::fresh(n * self.k)?;
         self.powers_into(omega, &mut pows);
         Ok(pows)
     }
@@ -322,11 +315,14 @@ impl Plan<'_> {
                 }
             }
         };
-        if rayon::current_num_threads() == 1 || lanes * n2 * k < 2 * GRAIN {
+        if rayon::current_num_threads() == 1 || lanes * n2 * k < 2 * GFPF_DFT_PARALLEL_TASK_MIN_WORDS {
             let mut tmp = Vec::new();
             (0..nb).for_each(|bi| batch(bi, &mut tmp));
         } else {
-            (0..nb).into_par_iter().with_min_len((GRAIN / (8 * n2 * k)).max(1)).for_each_init(Vec::new, |tmp, bi| batch(bi, tmp));
+            (0..nb)
+                .into_par_iter()
+                .with_min_len((GFPF_DFT_PARALLEL_TASK_MIN_WORDS / (8 * n2 * k)).max(1))
+                .for_each_init(Vec::new, |tmp, bi| batch(bi, tmp));
         }
     }
 }
@@ -376,10 +372,10 @@ impl Gfpf {
         // The second buffer from the process-wide pool (huge pages, no page faults or memset after
         // the first transform of this size: at 2^20 a P4 buffer is 128 MiB), from a 64-byte
         // boundary (elements on whole cache lines).
-        let mut scratch = multimod::take(x.len() + 7)?;
-        let off = line_offset(&scratch);
-        plan.dft(Buf(x.as_mut_ptr()), Buf(scratch[off..].as_mut_ptr()), n, 1, false);
-        multimod::give(scratch);
+        let mut other = scratch::take(x.len() + 7)?;
+        let off = line_offset(&other);
+        plan.dft(Buf(x.as_mut_ptr()), Buf(other[off..].as_mut_ptr()), n, 1, false);
+        scratch::give(other);
         Ok(Some(tw))
     }
 
@@ -401,7 +397,7 @@ impl Gfpf {
             };
             let k = self.k;
             let simd = simd::mul_available(self);
-            x.par_chunks_mut(8 * k).with_min_len(GRAIN / (8 * k)).for_each_init(
+            x.par_chunks_mut(8 * k).with_min_len(GFPF_DFT_PARALLEL_TASK_MIN_WORDS / (8 * k)).for_each_init(
                 || vec![0u64; k],
                 |t, c| {
                     if simd && c.len() == 8 * k {
@@ -624,7 +620,7 @@ mod tests {
                     f.dft(y, n, &w).unwrap();
                     assert!(y == cached, "k = {k} N = {n} offset {off}");
                     f.idft(y, n, &w).unwrap();
-                    super::set_stream_min(super::STREAM_DEFAULT);
+                    super::set_stream_min(crate::tuning::GFPF_DFT_STREAM_MIN_WORDS);
                     assert!(y == x, "round trip k = {k} N = {n} offset {off}");
                 }
                 if lg == 7 {

@@ -1,6 +1,5 @@
 //! Generalized Fermat prime fields Z/pZ, p = r^k + 1 (r < 2^64, k a power of 2), and their FFT
-//! (Mohajerani 2021 Ch. 2–3; Chen–Covanov–Mohajerani–Moreno Maza, ISSAC 2017; see
-//! `big-prime-field-fft.md`).
+//! (Mohajerani 2021 Ch. 2–3; Chen–Covanov–Mohajerani–Moreno Maza, ISSAC 2017).
 //!
 //! An element is a vector of k radix-r digits x_0..x_{k−1} (least significant first) with
 //! x = Σ x_i r^i; canonical means every digit < r, or the single special form x_{k−1} = r, others 0,
@@ -11,7 +10,7 @@
 //! - [`builtin`]: the primes of Table 2.1 (P3, P4, …);
 //! - [`arith`]: add, sub, neg, mul_pow_r, mul (Alg. 2, MulPowR, Alg. 3 with signed accumulators);
 //! - [`crt_mul`]: the FFT-based product (Alg. 4: negacyclic NTTs modulo word primes + CRT), which
-//!   `mul` uses from k = [`crt_mul::CRT_MIN_K`] on;
+//!   `mul` uses from k = [`crate::tuning::GFPF_MUL_CRT_MIN_K`] on;
 //! - [`root`]: powers and the roots of unity with ω^(N/2k) = r;
 //! - [`fft`]: the DFT in natural order for every power-of-two N (six-step, rayon), its base DFTs
 //!   batched eight rows per AVX-512 vector where the CPU has it (`simd`);

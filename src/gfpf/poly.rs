@@ -4,11 +4,9 @@
 //! the Table 2.1 primes).
 use super::Gfpf;
 use crate::int::try_zeroed;
+use crate::tuning::GFPF_POLY_MUL_SCHOOLBOOK_MAX_LEN;
 use crate::{invalid, Error, Result};
 use rayon::prelude::*;
-
-/// Below this length of the shorter factor the schoolbook product is used.
-const SCHOOLBOOK_MAX: usize = 16;
 
 impl Gfpf {
     /// h = f·g with flen + glen − 1 coefficients (empty when f or g is empty); f, g canonical.
@@ -24,7 +22,7 @@ impl Gfpf {
             return Ok(Vec::new());
         }
         let hlen = flen + glen - 1;
-        if flen.min(glen) <= SCHOOLBOOK_MAX {
+        if flen.min(glen) <= GFPF_POLY_MUL_SCHOOLBOOK_MAX_LEN {
             let mut h = try_zeroed(hlen * k)?;
             h.par_chunks_mut(k).enumerate().with_min_len(64).for_each_init(
                 || vec![0u64; k],

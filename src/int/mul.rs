@@ -106,7 +106,7 @@ mod tests {
     /// 128 + ⌈log2 m⌉ passes 149 bits (m = min(la, lb) > 2^21 limbs, operands above 2^27 bits).
     #[test]
     fn ntt_product_prime_count_threshold() {
-        use crate::nmod::multimod::primes_for;
+        use crate::nmod::convolution::primes_for;
         let count = |m: usize| primes_for(128 + super::super::ceil_log2(m), 1 << 23).unwrap().len();
         assert_eq!(count(INT_MUL_NTT_MIN_LIMBS), 3);
         assert_eq!(count(1 << 21), 3);

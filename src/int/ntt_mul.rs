@@ -1,4 +1,4 @@
-//! Integer product by the multi-modular NTT ([`crate::nmod::multimod`]): the limbs of a and b are
+//! Integer product by the multi-modular NTT ([`crate::nmod::convolution`]): the limbs of a and b are
 //! the coefficients of two polynomials at x = 2^64, their convolution c is computed modulo
 //! Fourier primes p < 2^50 and recovered by CRT, then a·b = Σ c_k·2^(64k) by carry propagation.
 //!
@@ -7,7 +7,7 @@
 //! three 50-bit primes (M > 2^149.9) while m ≤ 2^21 (products up to 2^28 bits per operand),
 //! four beyond.
 use super::ceil_log2;
-use crate::nmod::multimod::{convolve, words_mod as limbs_mod};
+use crate::nmod::convolution::{convolve, words_mod as limbs_mod};
 use crate::Result;
 use rayon::prelude::*;
 

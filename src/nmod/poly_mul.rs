@@ -2,9 +2,9 @@
 //!
 //! - min(flen, glen) ≤ [`NMOD_POLY_MUL_SCHOOLBOOK_MAX_LEN`]: schoolbook, 128-bit accumulation.
 //! - p a Fourier prime with 2n | p − 1 (n the power of two ≥ flen + glen − 1): the convolution
-//!   engine ([`multimod::convolve_mod`]) modulo p itself, one negacyclic tfhe-ntt product (exact
+//!   engine ([`convolution::convolve_mod`]) modulo p itself, one negacyclic tfhe-ntt product (exact
 //!   because deg h < n; overlap-add blocks when the lengths are unbalanced).
-//! - otherwise the product over Z by the multi-modular engine ([`multimod::convolve`]) modulo the
+//! - otherwise the product over Z by the multi-modular engine ([`convolution::convolve`]) modulo the
 //!   fewest Fourier primes q_i < 2^50 whose product Q exceeds the bound below, and h_k mod p directly
 //!   from Garner's mixed-radix digits ([`super::crt::Crt::reduce_into`]: h_k ≡ Σ v_i·(q_0⋯q_(i−1) mod p)).
 //!
@@ -12,9 +12,10 @@
 //! m = min(flen, glen) terms, so 0 ≤ h_k ≤ m·(p − 1)² < 2^b, b the bit length of m·(p − 1)², and
 //! Q > 2^b makes h_k the unique residue in [0, Q) with the computed images. For p < 2^63 that is
 //! b ≤ 126 + ⌈log2 m⌉: three primes (Q > 2^149.9) while m ≤ 2^23, fewer for small p.
-use super::multimod::{self, Fill};
+use super::convolution::{self, Fill};
 use super::prime::{check_modulus, check_reduced};
 use super::reduce::Modulus;
+use super::scratch;
 use crate::int::try_zeroed;
 use crate::tuning::NMOD_POLY_MUL_SCHOOLBOOK_MAX_LEN;
 use crate::Result;
@@ -23,7 +24,7 @@ use rayon::prelude::*;
 /// f·g mod p (flen + glen − 1 coefficients; empty when f or g is). Entries must be < p.
 pub fn poly_mul(f: &[u64], g: &[u64], p: u64) -> Result<Vec<u64>> {
     let hlen = if f.is_empty() || g.is_empty() { 0 } else { f.len() + g.len() - 1 };
-    let mut h = multimod::fresh(hlen)?;
+    let mut h = scratch::fresh(hlen)?;
     poly_mul_into(f, g, p, &mut h)?;
     Ok(h)
 }
@@ -59,15 +60,15 @@ pub fn poly_mul_into_checked(f: &[u64], g: &[u64], p: u64, h: &mut [u64]) -> Res
         let ff = |_: usize, _: &Modulus, first: usize, out: &mut [u64]| out.copy_from_slice(&f[first..first + out.len()]);
         let fg = |_: usize, _: &Modulus, first: usize, out: &mut [u64]| out.copy_from_slice(&g[first..first + out.len()]);
         let gf: Option<&Fill> = if std::ptr::eq(f, g) { None } else { Some(&fg) };
-        let res = multimod::convolve_mod(&|_| Ok(vec![p]), f.len(), &ff, g.len(), gf)?;
+        let res = convolution::convolve_mod(&|_| Ok(vec![p]), f.len(), &ff, g.len(), gf)?;
         // Row 0 of the residues (stride ≥ hlen) is h.
         h.copy_from_slice(&res.data[..hlen]);
         return Ok(());
     }
     // The engine reduces each entry modulo its primes (entries are < p, which may exceed them).
-    let (ff, fg) = (multimod::words_mod(f), multimod::words_mod(g));
+    let (ff, fg) = (convolution::words_mod(f), convolution::words_mod(g));
     let gf: Option<&Fill> = if std::ptr::eq(f, g) { None } else { Some(&fg) };
-    let res = multimod::convolve(bound_bits(f.len().min(g.len()), p), f.len(), &ff, g.len(), gf)?;
+    let res = convolution::convolve(bound_bits(f.len().min(g.len()), p), f.len(), &ff, g.len(), gf)?;
     res.crt().reduce_into(&res.data, res.stride, p, h);
     Ok(())
 }
@@ -146,9 +147,9 @@ pub(crate) mod tests {
         assert_eq!(bound_bits(1 << 20, p), 146);
         assert_eq!(bound_bits(usize::MAX, 3), 66);
         // Three 50-bit primes cover p just below 2^63 up to m = 2^23; m = 2^24 needs a fourth.
-        assert_eq!(multimod::primes_for(bound_bits(1 << 23, p), 1 << 24).unwrap().len(), 3);
-        assert_eq!(multimod::primes_for(bound_bits(1 << 24, p), 1 << 25).unwrap().len(), 4);
-        assert_eq!(multimod::primes_for(bound_bits(100, 7681), 256).unwrap().len(), 1);
+        assert_eq!(convolution::primes_for(bound_bits(1 << 23, p), 1 << 24).unwrap().len(), 3);
+        assert_eq!(convolution::primes_for(bound_bits(1 << 24, p), 1 << 25).unwrap().len(), 4);
+        assert_eq!(convolution::primes_for(bound_bits(100, 7681), 256).unwrap().len(), 1);
     }
 
     #[test]

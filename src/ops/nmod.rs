@@ -19,7 +19,7 @@ use rayon::prelude::*;
 /// f·g mod p (flen + glen − 1 coefficients; empty when f or g is). Entries must be < p.
 pub fn poly_mul(f: &[u64], g: &[u64], p: u64) -> Result<Vec<u64>> {
     let hlen = if f.is_empty() || g.is_empty() { 0 } else { f.len() + g.len() - 1 };
-    let mut h = try_zeroed(hlen)?;
+    let mut h = crate::nmod::scratch::fresh(hlen)?;
     poly_mul_into(f, g, p, &mut h)?;
     Ok(h)
 }

@@ -88,7 +88,7 @@ fn timing() {
 #[test]
 #[ignore]
 fn timing_phases() {
-    use crate::nmod::multimod::convolve;
+    use crate::nmod::convolution::convolve;
     use crate::nmod::reduce::Modulus;
     runtime::set_num_threads(1).unwrap();
     let mut rng = Rng(2);
@@ -125,7 +125,7 @@ fn timing_phases() {
 #[ignore]
 fn timing_plan() {
     for lg in [12, 15, 18, 21] {
-        let p = crate::nmod::multimod::primes_for(100, 1 << lg).unwrap()[0];
+        let p = crate::nmod::convolution::primes_for(100, 1 << lg).unwrap()[0];
         let t = thread_cpu();
         let pl = tfhe_ntt::prime64::Plan::try_new(1 << lg, p).unwrap();
         println!("plan 2^{lg}: {:.3} ms (ifma {})", (thread_cpu() - t) * 1e3, pl.use_ifma());

@@ -1,5 +1,5 @@
 //! Multi-modular product: f·g modulo enough Fourier primes p < 2^50 (negacyclic NTTs with AVX-512
-//! IFMA), recovered by CRT as symmetric residues ([`crate::nmod::multimod`], [`crate::nmod::crt`]).
+//! IFMA), recovered by CRT as symmetric residues ([`crate::nmod::convolution`], [`crate::nmod::crt`]).
 //!
 //! Every |h_k| < 2^B with B = `product_bits` (see [`crate::int::product_bits`]), so primes with
 //! M = Π p_i > 2^(B+1) > 2·|h_k| determine h_k as the residue in (−M/2, M/2). The number of primes
@@ -10,7 +10,7 @@
 //! taken on the Kronecker-packed integers instead, whose own product is the same multi-modular NTT
 //! over 64-bit digits ([`crate::int::ntt_mul`]).
 use crate::int::{limbs_for_bits, max_bits, product_bits, IntRef, ZSlab};
-use crate::nmod::multimod::{convolve, MAX_BITS};
+use crate::nmod::convolution::{convolve, MAX_BITS};
 use crate::nmod::reduce::Modulus;
 use crate::Result;
 
