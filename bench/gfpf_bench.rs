@@ -213,7 +213,7 @@ fn main() {
                             gpmp::gfpf::set_stream_min(if mode == "stream" && i == 1 { 0 } else { usize::MAX });
                             let s = best(1, || {
                                 y.copy_from_slice(&x);
-                                f.dft(&mut y, n, &w).unwrap();
+                                f.dft_cpu(&mut y, n, &w).unwrap();
                             });
                             if round > 0 {
                                 t[i].push(s);
@@ -261,7 +261,7 @@ fn main() {
         let w = f.root_of_unity(n).unwrap();
         let mut x: Vec<u64> = (0..n).flat_map(|i| f.from_u64(i as u64 * 0x1234_5678_9abc)).collect();
         for _ in 0..100 {
-            one.install(|| f.dft(&mut x, n, &w).unwrap());
+            one.install(|| f.dft_cpu(&mut x, n, &w).unwrap());
         }
         return;
     }
@@ -337,7 +337,7 @@ fn main() {
             };
             let mut y = x.clone();
             // Builds and caches the twiddles.
-            one.install(|| f.dft(&mut y, n, &w).unwrap());
+            one.install(|| f.dft_cpu(&mut y, n, &w).unwrap());
             // The same DFT over GMP (single thread), twiddles precomputed outside the timing, every
             // mpz allocated in index order with room for 2·pl + 1 limbs (no reallocation inside).
             let room = 2 * pl + 1;
@@ -372,7 +372,7 @@ fn main() {
                             let out = if v == 0 { &mut y } else { &mut ys };
                             best(1, || {
                                 out.copy_from_slice(&x);
-                                f.dft(out, n, &w).unwrap();
+                                f.dft_cpu(out, n, &w).unwrap();
                             })
                         } else {
                             best(1, || {
@@ -419,7 +419,7 @@ fn main() {
             let mut y = x.clone();
             let tp = best_wall(if lg <= 17 { 5 } else { 3 }, || {
                 y.copy_from_slice(&x);
-                f.dft(&mut y, n, &w).unwrap();
+                f.dft_cpu(&mut y, n, &w).unwrap();
             });
             println!("k={k:3} N=2^{lg}: gfpf {threads}t wall {:8.2} ms", tp * 1e3);
         }

@@ -94,7 +94,7 @@ fn main() {
             let n = 1usize << logn;
             let x = data(&f, n, 7 + logn as u64);
             let w = f.root_of_unity(n).unwrap();
-            let cpu = median_ms_on(&x, reps, |y| runtime::install(|| f.dft(y, n, &w)).unwrap());
+            let cpu = median_ms_on(&x, reps, |y| runtime::install(|| f.dft_cpu(y, n, &w)).unwrap());
             let gpu = median_ms_on(&x, reps, |y| gfpf::dft(&f, y, n, &w, false, false).unwrap());
             println!("| k={k} | dft | {logn} | {cpu:.3} | {gpu:.3} | {:.2} |", cpu / gpu);
             let y = data(&f, n, 99 + logn as u64);

@@ -28,7 +28,7 @@ fn end_to_end(reps: usize) {
                 let mut ms = [0.0; 2];
                 for (i, b) in [Backend::Cpu, Backend::Gpu].into_iter().enumerate() {
                     runtime::set_backend(b).unwrap();
-                    ms[i] = median_ms_on(&x, reps, |y| runtime::install(|| gpmp::nmod::ntt::ntt_many(y, n, w, p)).unwrap());
+                    ms[i] = median_ms_on(&x, reps, |y| runtime::install(|| gpmp::ops::nmod::ntt_many(y, n, w, p)).unwrap());
                 }
                 println!("| {p} | {logn} | {count} | {:.3} | {:.3} | {:.2} |", ms[0], ms[1], ms[0] / ms[1]);
                 if logn == logt {

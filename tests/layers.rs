@@ -185,6 +185,10 @@ fn the_checker_catches_deliberate_bad_imports() {
     assert!(violations(Path::new("gpu/zmod.rs"), "use crate::gpu::zvec::DevVec;\nuse super::device;\nuse crate::int::ZList;\n").is_empty());
     assert!(violations(Path::new("ffi/gpu.rs"), "use crate::gpu::device;\nuse crate::gpu::compile::warmup;\n").is_empty());
     assert!(violations(Path::new("ops/int.rs"), "use crate::gpu::bigmul;\n").is_empty());
-    assert!(violations(core, "/// See [`crate::gpu::ntt`].\n#[cfg(test)]\nmod tests {\n    use crate::gpu::ntt;\n    fn f() { let s = format!(\"{x}\"); }\n}\n").is_empty());
+    assert!(violations(
+        core,
+        "/// See [`crate::gpu::ntt`].\n#[cfg(test)]\nmod tests {\n    use crate::gpu::ntt;\n    fn f() { let s = format!(\"{x}\"); }\n}\n"
+    )
+    .is_empty());
     assert_eq!(violations(core, "#[cfg(test)]\nmod tests {\n}\nuse crate::gpu::ntt;\n").len(), 1, "code after a test module");
 }

@@ -15,7 +15,7 @@ use super::gpmp_status;
 use super::nmod::{slice_in, slice_out};
 use super::status::guard;
 use crate::ops;
-use crate::ops::nmod::{self as ntt};
+use crate::ops::nmod as ntt;
 use crate::{invalid, runtime, Result};
 
 /// CUMODP's 32-bit signed machine integer.

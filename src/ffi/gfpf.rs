@@ -7,8 +7,8 @@ use super::gpmp_status;
 use super::mpz::{check_slots, mpz_ptr, mpz_t, views_of_array, write_slab, SendPtr};
 use super::status::{guard, guard_value};
 use crate::gfpf::Gfpf;
-use crate::gpu::gfpf as gpu_gfpf;
 use crate::int::{try_zeroed, ZSlab};
+use crate::ops::{self, gfpf::BinaryOp};
 use crate::{invalid, runtime, Error, Result};
 use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
@@ -217,7 +217,6 @@ pub unsafe extern "C" fn gpmp_gfpf_to_mpz(F: *const gpmp_gfpf, a: *mut mpz_t, x:
 }
 
 /// An elementwise operation z = op(x, y) of the core.
-type BinOp = fn(&Gfpf, &mut [u64], &[u64], &[u64]);
 
 /// z ← op(x, y) elementwise for n elements.
 #[allow(clippy::too_many_arguments)]
@@ -229,8 +228,7 @@ unsafe fn binary(
     y: *const u64,
     n: usize,
     layout: RawLayout,
-    op: BinOp,
-    gop: gpu_gfpf::Op,
+    op: BinaryOp,
 ) -> gpmp_status {
     guard(name, || {
         let (f, lay) = (field(F)?, parse_layout(layout)?);
@@ -239,17 +237,7 @@ unsafe fn binary(
         let xv = read(f, x, n, lay, "x")?;
         let yv = read(f, y, n, lay, "y")?;
         let mut out = try_zeroed(xv.len())?;
-        runtime::install(|| {
-            if gpu_gfpf::on_gpu(gpu_gfpf::Route::Elementwise(gop), n)? {
-                return gpu_gfpf::binary(f, gop, &mut out, &xv, &yv, false);
-            }
-            if matches!(gop, gpu_gfpf::Op::Mul) {
-                f.mul_n(&mut out, &xv, &yv); // eight elements per AVX-512 IFMA batch
-            } else {
-                out.par_chunks_mut(k).zip(xv.par_chunks(k).zip(yv.par_chunks(k))).with_min_len(256).for_each(|(o, (a, b))| op(f, o, a, b));
-            }
-            Ok(())
-        })?;
+        runtime::install(|| ops::gfpf::binary_n(f, op, &mut out, &xv, &yv))?;
         write(z, &out, n, k, lay);
         Ok(())
     })
@@ -268,7 +256,7 @@ pub unsafe extern "C" fn gpmp_gfpf_add_n(
     n: usize,
     layout: RawLayout,
 ) -> gpmp_status {
-    binary("gpmp_gfpf_add_n", F, z, x, y, n, layout, Gfpf::add, gpu_gfpf::Op::Add)
+    binary("gpmp_gfpf_add_n", F, z, x, y, n, layout, BinaryOp::Add)
 }
 
 /// z = x − y elementwise.
@@ -284,7 +272,7 @@ pub unsafe extern "C" fn gpmp_gfpf_sub_n(
     n: usize,
     layout: RawLayout,
 ) -> gpmp_status {
-    binary("gpmp_gfpf_sub_n", F, z, x, y, n, layout, Gfpf::sub, gpu_gfpf::Op::Sub)
+    binary("gpmp_gfpf_sub_n", F, z, x, y, n, layout, BinaryOp::Sub)
 }
 
 /// z = x·y elementwise.
@@ -300,7 +288,7 @@ pub unsafe extern "C" fn gpmp_gfpf_mul_n(
     n: usize,
     layout: RawLayout,
 ) -> gpmp_status {
-    binary("gpmp_gfpf_mul_n", F, z, x, y, n, layout, Gfpf::mul, gpu_gfpf::Op::Mul)
+    binary("gpmp_gfpf_mul_n", F, z, x, y, n, layout, BinaryOp::Mul)
 }
 
 /// z = x·r^s elementwise, 0 ≤ s < 2k (shifts only).
@@ -376,16 +364,7 @@ unsafe fn transform(
         check_out(x, n, k, "x")?;
         let w = std::slice::from_raw_parts(omega, k).to_vec();
         let mut v = read(f, x, n, lay, "x")?;
-        runtime::install(|| {
-            if gpu_gfpf::on_gpu(gpu_gfpf::Route::Dft, n)? {
-                return gpu_gfpf::dft(f, &mut v, n, &w, inverse, false);
-            }
-            if inverse {
-                f.idft(&mut v, n, &w)
-            } else {
-                f.dft(&mut v, n, &w)
-            }
-        })?;
+        runtime::install(|| if inverse { f.idft(&mut v, n, &w) } else { f.dft(&mut v, n, &w) })?;
         write(x, &v, n, k, lay);
         Ok(())
     })
@@ -527,7 +506,8 @@ mod tests {
                 // add/sub/mul in both layouts against the core, with z aliasing x.
                 let y: Vec<u64> = xr.chunks(k).rev().flatten().copied().collect();
                 type Exp = unsafe extern "C" fn(*const gpmp_gfpf, *mut u64, *const u64, *const u64, usize, RawLayout) -> gpmp_status;
-                let ops: [(Exp, BinOp); 3] = [(gpmp_gfpf_add_n, Gfpf::add), (gpmp_gfpf_sub_n, Gfpf::sub), (gpmp_gfpf_mul_n, Gfpf::mul)];
+                let ops: [(Exp, fn(&Gfpf, &mut [u64], &[u64], &[u64])); 3] =
+                    [(gpmp_gfpf_add_n, Gfpf::add), (gpmp_gfpf_sub_n, Gfpf::sub), (gpmp_gfpf_mul_n, Gfpf::mul)];
                 for (exp, core) in ops {
                     let mut want = vec![0u64; n * k];
                     for i in 0..n {
@@ -552,7 +532,7 @@ mod tests {
                 assert_eq!(gpmp_gfpf_dft(fp, dr.as_mut_ptr(), n, w.as_ptr(), ROWS), OK);
                 assert_eq!(gpmp_gfpf_dft(fp, dd.as_mut_ptr(), n, w.as_ptr(), DIGITS), OK);
                 let mut core = xr.clone();
-                f.dft(&mut core, n, &w).unwrap();
+                f.dft_cpu(&mut core, n, &w).unwrap();
                 assert_eq!(dr, core);
                 assert_eq!(dd, transpose(&core, n, k));
                 assert_eq!(gpmp_gfpf_idft(fp, dd.as_mut_ptr(), n, w.as_ptr(), DIGITS), OK);

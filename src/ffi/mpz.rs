@@ -4,8 +4,8 @@
 //! caller's thread), limbs and sizes are set in parallel: `write_bounded` (values of a known most
 //! limbs: slabs, GPU products) copies what fits in one pass and grows the rest after, `write_ints`
 //! grows first, then copies.
-use crate::zpoly::HostProduct;
 use crate::int::{IntRef, ZList, ZSlab};
+use crate::zpoly::HostProduct;
 use crate::{invalid, Error, Result};
 use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;

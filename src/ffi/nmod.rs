@@ -3,8 +3,8 @@
 //! input is rejected with `GPMP_INVALID_ARGUMENT` (never silently reduced), outputs untouched.
 use super::gpmp_status;
 use super::status::guard;
-use crate::nmod::{ntt, prime};
-use crate::ops::nmod as poly_mul;
+use crate::nmod::prime;
+use crate::ops::nmod;
 use crate::{invalid, runtime, Error, Result};
 use std::ffi::c_uint;
 
@@ -81,7 +81,7 @@ pub unsafe extern "C" fn gpmp_nmod_ntt(x: *mut u64, n: usize, w: u64, p: u64) ->
             return invalid!("transform length 0");
         }
         let x = slice_out(x, n, "x")?;
-        runtime::install(|| ntt::ntt(x, w, p))
+        runtime::install(|| nmod::ntt(x, w, p))
     })
 }
 
@@ -96,7 +96,7 @@ pub unsafe extern "C" fn gpmp_nmod_intt(x: *mut u64, n: usize, w: u64, p: u64) -
             return invalid!("transform length 0");
         }
         let x = slice_out(x, n, "x")?;
-        runtime::install(|| ntt::intt(x, w, p))
+        runtime::install(|| nmod::intt(x, w, p))
     })
 }
 
@@ -113,7 +113,7 @@ pub unsafe extern "C" fn gpmp_nmod_ntt_many(x: *mut u64, count: usize, n: usize,
             return invalid!("transform length 0");
         }
         let x = slice_out(x, len, "x")?;
-        runtime::install(|| ntt::ntt_many(x, n, w, p))
+        runtime::install(|| nmod::ntt_many(x, n, w, p))
     })
 }
 
@@ -144,10 +144,10 @@ pub unsafe extern "C" fn gpmp_nmod_poly_mul(h: *mut u64, f: *const u64, flen: us
         if hlen == 0 || (!overlaps(fs) && !overlaps(gs)) {
             // h is disjoint from f and g: written in place (poly_mul_into writes it last).
             let hs = slice_out(h, hlen, "h")?;
-            return runtime::install(|| poly_mul::poly_mul_into(fs, gs, p, hs));
+            return runtime::install(|| nmod::poly_mul_into(fs, gs, p, hs));
         }
         // f or g aliases h: their last use is here, before h is borrowed mutably.
-        let r = runtime::install(|| poly_mul::poly_mul(fs, gs, p))?;
+        let r = runtime::install(|| nmod::poly_mul(fs, gs, p))?;
         slice_out(h, hlen, "h")?.copy_from_slice(&r);
         Ok(())
     })

@@ -380,13 +380,14 @@ impl Gfpf {
     }
 
     /// In place, x ← (Σ_j x_j ω^(ij))_i: N canonical elements (N·k words), natural order in and out;
-    /// ω a primitive N-th root of unity, N a power of 2 dividing p − 1.
-    pub fn dft(&self, x: &mut [u64], n: usize, omega: &[u64]) -> Result<()> {
+    /// ω a primitive N-th root of unity, N a power of 2 dividing p − 1. On the CPU; `Gfpf::dft`
+    /// ([`crate::ops::gfpf`]) is the same transform on the device its route picks.
+    pub fn dft_cpu(&self, x: &mut [u64], n: usize, omega: &[u64]) -> Result<()> {
         self.transform(x, n, omega, false, true).map(|_| ())
     }
 
-    /// The inverse of [`Gfpf::dft`] with the same ω: x ← (1/N)·(Σ_j x_j ω^(−ij))_i.
-    pub fn idft(&self, x: &mut [u64], n: usize, omega: &[u64]) -> Result<()> {
+    /// The inverse of [`Gfpf::dft_cpu`] with the same ω: x ← (1/N)·(Σ_j x_j ω^(−ij))_i.
+    pub fn idft_cpu(&self, x: &mut [u64], n: usize, omega: &[u64]) -> Result<()> {
         if let Some(tw) = self.transform(x, n, omega, true, true)? {
             let ninv = match tw.ninv.get() {
                 Some(v) => v,
@@ -474,13 +475,13 @@ mod tests {
                 for w in [w0.clone(), f.pow_u64(&w0, 3)] {
                     let x = input(&f, &mut rng, n);
                     let mut y = x.clone();
-                    f.dft(&mut y, n, &w).unwrap();
+                    f.dft_cpu(&mut y, n, &w).unwrap();
                     assert!(f.check_vec(&y, "y").is_ok());
                     let want = naive(&f, &x, n, &w);
                     for i in 0..n {
                         assert!(eq(&value(&f, &y[i * k..(i + 1) * k]), &want[i]), "r = {} k = {k} N = {n}: X_{i}", f.radix());
                     }
-                    f.idft(&mut y, n, &w).unwrap();
+                    f.idft_cpu(&mut y, n, &w).unwrap();
                     assert_eq!(y, x, "round trip r = {} k = {k} N = {n}", f.radix());
                 }
             }
@@ -497,7 +498,7 @@ mod tests {
                 let w = f.root_of_unity(n).unwrap();
                 let x = input(&f, &mut rng, n);
                 let mut y = x.clone();
-                f.dft(&mut y, n, &w).unwrap();
+                f.dft_cpu(&mut y, n, &w).unwrap();
                 // Spot-check two outputs against GMP: X_1 and X_(N−1).
                 let want = naive(&f, &x, 2, &w);
                 let x1: Vec<u64> = {
@@ -514,7 +515,7 @@ mod tests {
                 };
                 assert!(eq(&value(&f, &x1), &want[1]));
                 assert_eq!(&y[k..2 * k], &x1[..], "X_1, k = {k} N = {n}");
-                f.idft(&mut y, n, &w).unwrap();
+                f.idft_cpu(&mut y, n, &w).unwrap();
                 assert_eq!(y, x, "round trip k = {k} N = {n}");
             }
         }
@@ -563,7 +564,7 @@ mod tests {
                         }
                     }
                     let mut back = y.clone();
-                    f.idft(&mut back, n, &w).unwrap();
+                    f.idft_cpu(&mut back, n, &w).unwrap();
                     assert_eq!(back, x, "round trip k = {k} N = {n} case {case}");
                     f.transform(&mut y, n, &w, true, false).unwrap();
                     f.transform(&mut ys, n, &w, true, true).unwrap();
@@ -610,16 +611,16 @@ mod tests {
                 let x = input(&f, &mut rng, n);
                 let mut cached = x.clone();
                 super::set_stream_min(usize::MAX);
-                f.dft(&mut cached, n, &w).unwrap();
+                f.dft_cpu(&mut cached, n, &w).unwrap();
                 let mut buf = vec![0u64; n * k + 8];
                 let a = super::line_offset(&buf);
                 for off in [a, a + 1] {
                     let y = &mut buf[off..off + n * k];
                     y.copy_from_slice(&x);
                     super::set_stream_min(0);
-                    f.dft(y, n, &w).unwrap();
+                    f.dft_cpu(y, n, &w).unwrap();
                     assert!(y == cached, "k = {k} N = {n} offset {off}");
-                    f.idft(y, n, &w).unwrap();
+                    f.idft_cpu(y, n, &w).unwrap();
                     super::set_stream_min(crate::tuning::GFPF_DFT_STREAM_MIN_WORDS);
                     assert!(y == x, "round trip k = {k} N = {n} offset {off}");
                 }
@@ -638,14 +639,14 @@ mod tests {
         let f = super::Gfpf::builtin(8).unwrap();
         let w = f.root_of_unity(16).unwrap();
         let mut x = vec![0u64; 16 * 8];
-        assert!(f.dft(&mut x, 16, &w).is_ok());
-        assert!(f.dft(&mut x, 8, &w).is_err()); // wrong order / length
-        assert!(f.dft(&mut x[..15 * 8], 15, &w).is_err());
+        assert!(f.dft_cpu(&mut x, 16, &w).is_ok());
+        assert!(f.dft_cpu(&mut x, 8, &w).is_err()); // wrong order / length
+        assert!(f.dft_cpu(&mut x[..15 * 8], 15, &w).is_err());
         let w2 = f.pow_u64(&w, 2); // not primitive of order 16
-        assert!(f.dft(&mut x, 16, &w2).is_err());
+        assert!(f.dft_cpu(&mut x, 16, &w2).is_err());
         x[3] = f.radix(); // malformed digit
-        assert!(f.dft(&mut x, 16, &w).is_err());
+        assert!(f.dft_cpu(&mut x, 16, &w).is_err());
         let g = super::Gfpf::new(2, 4).unwrap(); // 17: v2 = 4
-        assert!(g.dft(&mut vec![0u64; 32 * 4], 32, &g.from_u64(3)).is_err());
+        assert!(g.dft_cpu(&mut vec![0u64; 32 * 4], 32, &g.from_u64(3)).is_err());
     }
 }

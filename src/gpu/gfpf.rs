@@ -559,7 +559,7 @@ mod tests {
                 for w in [w0.clone(), f.pow_u64(&w0, 3)] {
                     let x = input(f, &mut rng, n);
                     let mut want = x.clone();
-                    f.dft(&mut want, n, &w).unwrap();
+                    f.dft_cpu(&mut want, n, &w).unwrap();
                     let got = emulate(f, &x, n, &schedule(f, n, &w, false).unwrap());
                     assert!(got == want, "forward r = {} k = {} N = {n}", f.radix(), f.k());
                     let back = emulate(f, &got, n, &schedule(f, n, &w, true).unwrap());
@@ -646,7 +646,7 @@ mod tests {
                     for w in roots {
                         let x = input(f, &mut rng, n);
                         let mut want = x.clone();
-                        runtime::install(|| f.dft(&mut want, n, &w)).unwrap();
+                        runtime::install(|| f.dft_cpu(&mut want, n, &w)).unwrap();
                         for digits in [false, true] {
                             let mut y = if digits { transpose(&x, n, k) } else { x.clone() };
                             dft(f, &mut y, n, &w, false, digits).unwrap();
@@ -670,7 +670,7 @@ mod tests {
             let w = f.root_of_unity(n).unwrap();
             let x = input(&f, &mut rng, n);
             let mut want = x.clone();
-            runtime::install(|| f.dft(&mut want, n, &w)).unwrap();
+            runtime::install(|| f.dft_cpu(&mut want, n, &w)).unwrap();
             let mut y = x.clone();
             dft(&f, &mut y, n, &w, false, false).unwrap();
             assert!(y == want);

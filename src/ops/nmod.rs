@@ -83,19 +83,33 @@ fn gpu_into(f: &[u64], g: &[u64], p: u64, bits: u64, h: &mut [u64]) -> Result<()
 }
 
 /// Forward cyclic NTT of x in place (x_i ← Σ_j x_j·w^(ij), natural order; n = x.len() a power of two,
-/// w a primitive n-th root of unity mod p, entries < p), on the CPU or the GPU by [`route`].
+/// w of exact order n mod p, every x_j < p, else `InvalidArgument` and x untouched), on the CPU
+/// ([`crate::nmod::ntt`]) or the GPU ([`crate::gpu::ntt`]) by [`route`]; both are exact, so the
+/// words are the same.
 pub fn ntt(x: &mut [u64], w: u64, p: u64) -> Result<()> {
-    crate::nmod::ntt::ntt(x, w, p)
+    rows(x, x.len(), w, p, false)
 }
 
-/// Inverse of [`ntt`] (at w^(−1), times n^(−1)).
+/// The inverse of [`ntt`] with the same w: x ← (n^(−1)·Σ_j x_j·w^(−ij))_i.
 pub fn intt(x: &mut [u64], w: u64, p: u64) -> Result<()> {
-    crate::nmod::ntt::intt(x, w, p)
+    rows(x, x.len(), w, p, true)
 }
 
-/// [`ntt`] of every row of length n of x (rows in parallel, or one batch on the GPU).
+/// [`ntt`] of each of the x.len()/n rows of x (row-major): rows in parallel, or one batch on the GPU.
 pub fn ntt_many(x: &mut [u64], n: usize, w: u64, p: u64) -> Result<()> {
-    crate::nmod::ntt::ntt_many(x, n, w, p)
+    rows(x, n, w, p, false)
+}
+
+/// The routed transform of every row of length n of x.
+fn rows(x: &mut [u64], n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
+    use crate::nmod::ntt::{check_entries, check_rows};
+    check_rows(x, n, w, p)?;
+    if route(Op::NmodNtt, x.len() as u64)? == Where::Gpu {
+        // Every entry is checked before the device's copies.
+        check_entries(x, p)?;
+        return crate::gpu::ntt::ntt_many(x, x.len() / n, n, w, p, inverse);
+    }
+    crate::nmod::ntt::rows(x, n, w, p, inverse)
 }
 
 /// f·g mod p (f, g non-empty, entries < p) as CUMODP's `fftmul_uni`: by cyclic NTTs of length

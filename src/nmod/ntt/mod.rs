@@ -23,40 +23,40 @@ mod tests;
 mod twiddles;
 
 pub use plan_cache::{check_root, ntt_plan, Ntt};
+use std::sync::Arc;
 
 use super::prime::check_reduced;
 use super::scratch::{give, take};
 use crate::int::try_zeroed;
-use crate::runtime;
 use crate::{invalid, Result};
 use rayon::prelude::*;
 
-/// Where host-resident transforms run: always on the GPU with `Backend::Gpu` (`NoCudaDevice` when
-/// none is usable), never with `Backend::Auto`. Measured end to end on an H100 host (16 cores,
-/// bench/results/gpu-h100.md, kernel v6 section): the CPU wins at every size from 2^10 × 4 to
-/// 2^24 × 1 (CPU/GPU 0.1–0.8): the kernels take 0.3–0.6 ms of the GPU's 100–190 ms at 2^24, the
-/// rest is pageable transfers (16 bytes a point). AUTO sends these calls to the GPU only once the
-/// copies are pinned and overlapped.
-pub(crate) fn on_gpu() -> Result<bool> {
-    runtime::on_gpu(false)
-}
-
-/// Forward or inverse transform of every row of length n of x, rows in parallel, on the backend's
-/// device (the GPU transform computes the same residues: both are exact).
-fn rows(x: &mut [u64], n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
+/// The plan of a transform of rows of length n at w mod p (`InvalidArgument` for a bad n, w or p),
+/// after checking that x is a whole number of rows.
+pub fn check_rows(x: &[u64], n: usize, w: u64, p: u64) -> Result<Arc<Ntt>> {
     let t = ntt_plan(n, w, p)?;
     if x.len() % n != 0 {
         return invalid!("{} entries are not a whole number of rows of length {n}", x.len());
     }
-    let gpu = on_gpu();
-    // A single row on the CPU is checked by the transform as it reads x (`Ntt::forward`). Else a
-    // vectorised maximum first (so that no row fails after others were transformed, and before
-    // the GPU's copies); the scan that names the offending entry only when it fails.
-    if (x.len() != n || !matches!(gpu, Ok(false))) && lanes::any_at_least(x, p) {
+    Ok(t)
+}
+
+/// `InvalidArgument` naming the first entry of x that is ≥ p: a vectorised maximum first, the scan
+/// that names the entry only when it fails.
+pub fn check_entries(x: &[u64], p: u64) -> Result<()> {
+    if lanes::any_at_least(x, p) {
         check_reduced(x, p, "x")?;
     }
-    if gpu? {
-        return crate::gpu::ntt::ntt_many(x, x.len() / n, n, w, p, inverse);
+    Ok(())
+}
+
+/// Forward or inverse transform of every row of length n of x, rows in parallel, on the CPU.
+pub fn rows(x: &mut [u64], n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
+    let t = check_rows(x, n, w, p)?;
+    // A single row is checked by the transform as it reads x (`Ntt::forward`); several rows are
+    // checked first, so that no row fails after others were transformed.
+    if x.len() != n {
+        check_entries(x, p)?;
     }
     // Tables first, so that no row fails after others were transformed.
     t.prepare(inverse)?;
