@@ -10,21 +10,15 @@
 use gpmp::gfpf::Gfpf;
 use gpmp::gpu::{device, gfpf};
 use gpmp::runtime;
+use gpmp::testing::Rng;
 
 #[path = "common.rs"]
 mod common;
 use common::median_ms_on;
 
 fn data(f: &Gfpf, n: usize, seed: u64) -> Vec<u64> {
-    let mut s = seed;
-    (0..n * f.k())
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % f.radix()
-        })
-        .collect()
+    let mut rng = Rng(seed);
+    (0..n * f.k()).map(|_| rng.next() % f.radix()).collect()
 }
 
 fn main() {

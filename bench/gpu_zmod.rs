@@ -19,7 +19,7 @@ use std::time::Instant;
 
 #[path = "common.rs"]
 mod common;
-use common::Rng;
+use gpmp::testing::Rng;
 #[path = "zvec_common.rs"]
 mod zvec_common;
 use zvec_common::{device_or_exit, per_call, random, vec_on, views};

@@ -16,7 +16,7 @@ use gpmp::runtime;
 
 #[path = "common.rs"]
 mod common;
-use common::Rng;
+use gpmp::testing::Rng;
 #[path = "zvec_common.rs"]
 mod zvec_common;
 use zvec_common::{device_or_exit, per_call, per_call_host, random, vec_on, views};

@@ -13,9 +13,6 @@ pub mod small_prime_ntt;
 pub mod toom;
 pub mod two_convolution;
 
-#[cfg(test)]
-mod timing;
-
 use crate::int::{product_bits, IntRef, ZSlab};
 use crate::runtime::{self, Backend};
 use crate::Result;

@@ -1,0 +1,285 @@
+//! The CPU crossovers of the Z\[x\] dispatcher (`zpoly::choose`) and of the integer product
+//! (`int::mul_mag`), measured on this machine and printed as Rust constants in the format of
+//! `src/tuning.rs` (each with a one-line reason: the measurement at the crossover). It prints what it
+//! measures next to what the library uses now; it edits nothing.
+//!
+//!   usage: thresholds [--quick] [--threads LIST] [--min-time S]
+//!          (`make -C bench thresholds`, `make -C bench thresholds ARGS=--quick`)
+//!
+//! Measured, per thread count (default 1):
+//! - per coefficient class (≤ 128, ≤ 512, ≤ 2048, ≤ 8192, > 8192 bits; measured at 64, 256, 1024,
+//!   4096, 16384 bits, as the dispatcher's table was), balanced operands of length m: the first m
+//!   from which Kronecker substitution beats schoolbook, and the first m from which the class's
+//!   fast algorithm (small-prime NTT to 512 bits, two-convolution above) beats Kronecker;
+//! - unbalanced products at 64 bits (short length 16): the first long length n from which the
+//!   small-prime NTT beats Kronecker;
+//! - integers: the first balanced size (limbs) from which the multi-modular NTT product
+//!   (`int::ntt_mul`) beats GMP's `mpn_mul`.
+//!
+//! A crossover is the first length of the scan from which the faster algorithm wins at two
+//! consecutive scanned lengths. Times: best of runs adding up to `--min-time` (0.05 s; at least 3
+//! runs), process CPU time at 1 thread (on a shared machine this counts only this process's work),
+//! wall time above. `--quick`: 0.01 s and a coarser scan (powers of two only), about a minute on a
+//! 2-core machine; the full run takes a few minutes.
+use gpmp::int::NTT_MUL_MIN_LIMBS;
+use gpmp::runtime::{self, Backend};
+use gpmp::testing::{coef, views, Coef, Rng};
+use gpmp::zpoly::{self, Alg};
+use std::hint::black_box;
+
+struct Opts {
+    quick: bool,
+    min_time: f64,
+}
+
+/// Seconds of the process CPU time (1 thread) or of the monotonic clock (more threads).
+fn now() -> f64 {
+    let clock = if runtime::num_threads() == 1 { libc::CLOCK_PROCESS_CPUTIME_ID } else { libc::CLOCK_MONOTONIC };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Best time of `f` in ms over runs adding up to `min_time` seconds (at least 3 runs, at most 1000).
+fn best_ms(min_time: f64, mut f: impl FnMut()) -> f64 {
+    let (mut best, mut total, mut runs) = (f64::MAX, 0.0, 0);
+    while runs < 3 || (total < min_time && runs < 1000) {
+        let t = now();
+        f();
+        let dt = now() - t;
+        best = best.min(dt);
+        total += dt;
+        runs += 1;
+    }
+    best * 1e3
+}
+
+fn random_poly(rng: &mut Rng, len: usize, bits: u64) -> Vec<Coef> {
+    (0..len).map(|_| coef(rng, bits, 0)).collect()
+}
+
+/// Time of the Z\[x\] product f·g by `alg` (f of length `m`, g of length `n`, `bits`-bit coefficients).
+fn time_poly(o: &Opts, alg: Alg, m: usize, n: usize, bits: u64) -> f64 {
+    let mut rng = Rng(42 ^ (m as u64) << 20 ^ n as u64 ^ bits << 40);
+    let (f, g) = (random_poly(&mut rng, m, bits), random_poly(&mut rng, n, bits));
+    let (fv, gv) = (views(&f), views(&g));
+    runtime::install(|| best_ms(o.min_time, || drop(black_box(zpoly::mul(&fv, &gv, alg).unwrap()))))
+}
+
+/// A measured crossover: the first scanned length from which `fast` wins, with both times there.
+struct Crossing {
+    at: Option<usize>,
+    slow_ms: f64,
+    fast_ms: f64,
+    last: usize,
+}
+
+/// Scans `lens` (ascending) with `time(alg, len)` for `slow` and `fast`; stops once `fast` has won
+/// at two consecutive lengths, or when one `slow` run passes `cap_ms`.
+fn crossing(lens: &[usize], cap_ms: f64, mut time: impl FnMut(bool, usize) -> f64) -> Crossing {
+    let mut c = Crossing { at: None, slow_ms: f64::NAN, fast_ms: f64::NAN, last: 0 };
+    let mut first: Option<(usize, f64, f64)> = None;
+    for &len in lens {
+        let (s, f) = (time(false, len), time(true, len));
+        c.last = len;
+        if std::env::var_os("BENCH_DEBUG").is_some() {
+            eprintln!("  len {len}: {s:.4} ms vs {f:.4} ms");
+        }
+        match first {
+            Some((at, s0, f0)) if f < s => {
+                (c.at, c.slow_ms, c.fast_ms) = (Some(at), s0, f0);
+                return c;
+            }
+            _ if f < s => first = Some((len, s, f)),
+            _ => first = None,
+        }
+        if s > cap_ms {
+            break;
+        }
+    }
+    if let Some((at, s0, f0)) = first {
+        (c.at, c.slow_ms, c.fast_ms) = (Some(at), s0, f0);
+    }
+    c
+}
+
+/// The first balanced length m at which the dispatcher picks `alg` for `bits`-bit coefficients.
+fn current(alg: Alg, bits: u64) -> Option<usize> {
+    let mut rng = Rng(1);
+    let mut m = 1;
+    while m <= 1 << 16 {
+        let f = random_poly(&mut rng, m, bits);
+        if zpoly::choose(&views(&f), &views(&f)) == alg {
+            return Some(m);
+        }
+        m = if m < 64 { m + 1 } else { m + m / 8 };
+    }
+    None
+}
+
+/// The first long length n (short length `m`, 64-bit coefficients) at which the dispatcher picks the
+/// small-prime NTT.
+fn current_unbalanced(m: usize) -> Option<usize> {
+    let mut rng = Rng(2);
+    let g = random_poly(&mut rng, m, 64);
+    (m..=1 << 16).step_by(m).find(|&n| {
+        let f = random_poly(&mut rng, n, 64);
+        zpoly::choose(&views(&f), &views(&g)) == Alg::SmallPrimeNtt
+    })
+}
+
+fn fmt_len(v: Option<usize>) -> String {
+    v.map_or("never".into(), |m| m.to_string())
+}
+
+/// Prints one constant: its reason line, then the declaration (`usize::MAX` when the faster
+/// algorithm never won in the scan).
+fn print_const(name: &str, what: &str, c: &Crossing, slow: &str, fast: &str, now: Option<usize>) {
+    match c.at {
+        Some(at) => {
+            println!(
+                "/// {what}: {fast} beats {slow} from {at} ({:.4} against {:.4} ms there); the library uses {} now.",
+                c.fast_ms,
+                c.slow_ms,
+                fmt_len(now)
+            );
+            println!("pub const {name}: usize = {at};");
+        }
+        None => {
+            println!("/// {what}: {fast} never beat {slow} up to {}; the library uses {} now.", c.last, fmt_len(now));
+            println!("pub const {name}: usize = usize::MAX;");
+        }
+    }
+}
+
+fn zpoly_table(o: &Opts) {
+    println!("// ---- Z[x] multiplication ----");
+    let small: Vec<usize> = if o.quick { vec![2, 3, 4, 6, 8, 12, 16, 24, 32] } else { (2..=32).collect() };
+    let large: Vec<usize> = (4..=14)
+        .flat_map(|k| if o.quick { vec![1usize << k] } else { vec![1usize << k, 3 << (k - 1)] })
+        .filter(|&m| m <= 1 << 14)
+        .collect();
+    // (class name, class bound, measured bits, fast algorithm, its name in the constants)
+    let classes: [(&str, &str, u64, Alg, &str); 5] = [
+        ("128", "≤ 128", 64, Alg::SmallPrimeNtt, "NTT"),
+        ("512", "≤ 512", 256, Alg::SmallPrimeNtt, "NTT"),
+        ("2048", "≤ 2048", 1024, Alg::TwoConvolution, "TWO_CONVOLUTION"),
+        ("8192", "≤ 8192", 4096, Alg::TwoConvolution, "TWO_CONVOLUTION"),
+        ("ABOVE", "> 8192", 16384, Alg::TwoConvolution, "TWO_CONVOLUTION"),
+    ];
+    for (class, bound, bits, fast, fast_name) in classes {
+        eprintln!("zpoly: {bits}-bit coefficients");
+        let what = format!("Balanced, {bound}-bit coefficients (measured at {bits} bits), shorter length");
+        let ks = crossing(&small, 50.0, |f, m| time_poly(o, if f { Alg::Kronecker } else { Alg::Schoolbook }, m, m, bits));
+        print_const(&format!("ZPOLY_MUL_KRONECKER_MIN_LEN_{class}"), &what, &ks, "schoolbook", "Kronecker", current(Alg::Kronecker, bits));
+        let lens: Vec<usize> = large.iter().copied().filter(|&m| m >= ks.at.unwrap_or(2)).collect();
+        let cap = if o.quick { 100.0 } else { 300.0 };
+        let fc = crossing(&lens, cap, |f, m| time_poly(o, if f { fast } else { Alg::Kronecker }, m, m, bits));
+        print_const(&format!("ZPOLY_MUL_{fast_name}_MIN_LEN_{class}"), &what, &fc, "Kronecker", &format!("{fast:?}"), current(fast, bits));
+    }
+    eprintln!("zpoly: unbalanced");
+    let m = 16;
+    let longs: Vec<usize> = (6..=14).map(|k| 1usize << k).collect();
+    let ub = crossing(&longs, 300.0, |f, n| time_poly(o, if f { Alg::SmallPrimeNtt } else { Alg::Kronecker }, m, n, 64));
+    print_const(
+        "ZPOLY_MUL_NTT_UNBALANCED_MIN_LEN",
+        &format!("Unbalanced, 64-bit coefficients, shorter length {m}, longer length"),
+        &ub,
+        "Kronecker",
+        "SmallPrimeNtt",
+        current_unbalanced(m),
+    );
+}
+
+fn int_table(o: &Opts) {
+    println!("// ---- Integers ----");
+    eprintln!("int: balanced products");
+    let sizes: Vec<usize> = if o.quick {
+        vec![256, 512, 768, 1024, 1536, 2048, 4096]
+    } else {
+        vec![256, 320, 384, 448, 512, 640, 768, 896, 1024, 1280, 1536, 2048, 3072, 4096]
+    };
+    let mut rng = Rng(3);
+    let c = crossing(&sizes, 100.0, |ntt, n| {
+        let a: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+        let b: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+        let mut r = vec![0u64; 2 * n];
+        if ntt {
+            runtime::install(|| best_ms(o.min_time, || gpmp::int::ntt_mul(&a, &b, &mut r).unwrap()))
+        } else {
+            // SAFETY: r has room for the 2n limbs of the product; a and b hold n limbs each.
+            best_ms(o.min_time, || unsafe {
+                gmp_mpfr_sys::gmp::mpn_mul(r.as_mut_ptr(), a.as_ptr(), n as _, b.as_ptr(), n as _);
+            })
+        }
+    });
+    print_const(
+        "INT_MUL_NTT_MIN_LIMBS",
+        "Balanced integer products, limbs of the shorter operand",
+        &c,
+        "GMP mpn_mul",
+        "the NTT product",
+        Some(NTT_MUL_MIN_LIMBS),
+    );
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .unwrap_or_else(|| "unknown CPU".into());
+    format!("{cpu}, {} cores", runtime::available_cores())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut o = Opts { quick: false, min_time: 0.05 };
+    let mut threads = vec![1usize];
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--quick" => {
+                o.quick = true;
+                o.min_time = o.min_time.min(0.01);
+            }
+            "--threads" => {
+                i += 1;
+                threads = args[i].split(',').map(|t| t.trim().parse().expect("--threads LIST")).collect();
+            }
+            "--min-time" => {
+                i += 1;
+                o.min_time = args[i].parse().expect("--min-time SECONDS");
+            }
+            a => {
+                eprintln!("unknown argument {a}; usage: thresholds [--quick] [--threads LIST] [--min-time S]");
+                std::process::exit(2);
+            }
+        }
+        i += 1;
+    }
+    runtime::set_backend(Backend::Cpu).unwrap();
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map_or("unknown".into(), |out| String::from_utf8_lossy(&out.stdout).trim().to_string());
+    let date = std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .map_or("unknown".into(), |out| String::from_utf8_lossy(&out.stdout).trim().to_string());
+    for t in threads {
+        runtime::set_num_threads(t).unwrap();
+        let clock = if t == 1 { "process CPU time" } else { "wall time" };
+        println!(
+            "// Measured by `thresholds{}` on {date}, commit {commit}, {}; {t} thread(s), {clock}, best of runs adding up to {} s.",
+            if o.quick { " --quick" } else { "" },
+            machine(),
+            o.min_time
+        );
+        zpoly_table(&o);
+        int_table(&o);
+        println!();
+    }
+}
