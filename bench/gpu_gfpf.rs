@@ -1,4 +1,4 @@
-//! GPU generalized Fermat prime field FFT (issue 4): kernel-only time of one forward DFT of N
+//! GPU generalized Fermat prime field FFT: kernel-only time of one forward DFT of N
 //! elements (events around the stages, digit-major device-resident data, twiddle tables ready,
 //! median after a warm-up) for P3 (k = 8) and P4 (k = 16), N = 2^12..2^20, with two bounds:
 //! memory (every stage reads and writes the N·k words once, plus its twiddle table, at 3.0 TB/s)
