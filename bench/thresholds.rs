@@ -104,29 +104,41 @@ fn crossing(lens: &[usize], cap_ms: f64, mut time: impl FnMut(bool, usize) -> f6
     c
 }
 
-/// The first balanced length m at which the dispatcher picks `alg` for `bits`-bit coefficients.
-fn current(alg: Alg, bits: u64) -> Option<usize> {
-    let mut rng = Rng(1);
-    let mut m = 1;
-    while m <= 1 << 16 {
-        let f = random_poly(&mut rng, m, bits);
-        if zpoly::choose(&views(&f), &views(&f)) == alg {
-            return Some(m);
-        }
-        m = if m < 64 { m + 1 } else { m + m / 8 };
+/// The least n in lo..=hi with `pred(n)`, for a predicate that is false below some n and true from
+/// it on (binary search); `None` when `pred(hi)` is false.
+fn first_true(lo: usize, hi: usize, pred: impl Fn(usize) -> bool) -> Option<usize> {
+    if !pred(hi) {
+        return None;
     }
-    None
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(lo)
 }
 
-/// The first long length n (short length `m`, 64-bit coefficients) at which the dispatcher picks the
-/// small-prime NTT.
+/// What the dispatcher picks for lengths m (short) and n (long) with `bits`-bit coefficients (one
+/// coefficient shared by every position: `choose` reads only the lengths and the largest size).
+fn dispatch(m: usize, n: usize, bits: u64) -> Alg {
+    let c = coef(&mut Rng(1), bits, 1);
+    let (f, g) = (vec![views(std::slice::from_ref(&c))[0]; n], vec![views(std::slice::from_ref(&c))[0]; m]);
+    zpoly::choose(&f, &g)
+}
+
+/// The first balanced length from which the dispatcher's pick satisfies `pred`.
+fn current(bits: u64, pred: impl Fn(Alg) -> bool) -> Option<usize> {
+    first_true(1, 1 << 16, |m| pred(dispatch(m, m, bits)))
+}
+
+/// The first long length (short length `m`, 64-bit coefficients) from which the dispatcher picks
+/// the small-prime NTT.
 fn current_unbalanced(m: usize) -> Option<usize> {
-    let mut rng = Rng(2);
-    let g = random_poly(&mut rng, m, 64);
-    (m..=1 << 16).step_by(m).find(|&n| {
-        let f = random_poly(&mut rng, n, 64);
-        zpoly::choose(&views(&f), &views(&g)) == Alg::SmallPrimeNtt
-    })
+    first_true(m, 1 << 16, |n| dispatch(m, n, 64) == Alg::SmallPrimeNtt)
 }
 
 fn fmt_len(v: Option<usize>) -> String {
@@ -172,11 +184,25 @@ fn zpoly_table(o: &Opts) {
         eprintln!("zpoly: {bits}-bit coefficients");
         let what = format!("Balanced, {bound}-bit coefficients (measured at {bits} bits), shorter length");
         let ks = crossing(&small, 50.0, |f, m| time_poly(o, if f { Alg::Kronecker } else { Alg::Schoolbook }, m, m, bits));
-        print_const(&format!("ZPOLY_MUL_KRONECKER_MIN_LEN_{class}"), &what, &ks, "schoolbook", "Kronecker", current(Alg::Kronecker, bits));
+        print_const(
+            &format!("ZPOLY_MUL_KRONECKER_MIN_LEN_{class}"),
+            &what,
+            &ks,
+            "schoolbook",
+            "Kronecker",
+            current(bits, |a| a != Alg::Schoolbook),
+        );
         let lens: Vec<usize> = large.iter().copied().filter(|&m| m >= ks.at.unwrap_or(2)).collect();
         let cap = if o.quick { 100.0 } else { 300.0 };
         let fc = crossing(&lens, cap, |f, m| time_poly(o, if f { fast } else { Alg::Kronecker }, m, m, bits));
-        print_const(&format!("ZPOLY_MUL_{fast_name}_MIN_LEN_{class}"), &what, &fc, "Kronecker", &format!("{fast:?}"), current(fast, bits));
+        print_const(
+            &format!("ZPOLY_MUL_{fast_name}_MIN_LEN_{class}"),
+            &what,
+            &fc,
+            "Kronecker",
+            &format!("{fast:?}"),
+            current(bits, |a| a == fast),
+        );
     }
     eprintln!("zpoly: unbalanced");
     let m = 16;

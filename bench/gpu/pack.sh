@@ -25,7 +25,7 @@ strip_to() { cp "$1" "$2" && { strip --strip-debug "$2" 2>/dev/null || true; }; 
 
 rm -rf .gpu && mkdir -p .gpu/lib .gpu/tests .gpu/bin
 
-# 1. The C comparisons against FLINT first: their make step builds the library without features.
+# 1. The C comparisons against FLINT (their make step builds the release library).
 if [ -f "$flint/include/flint/flint.h" ]; then
   make -C bench FLINT_PREFIX="$flint" all "$top/bench/build/mpz-flint" "$top/bench/build/nmod-flint" >&2
   for b in gpmp-bench mpz-flint nmod-flint; do strip_to "bench/build/$b" ".gpu/bin/$b"; done
@@ -38,8 +38,9 @@ else
   with_flint=no
 fi
 
-# 2. The examples of bench/ and the test executables, one build with the GPU tests compiled in.
-cargo build --release --features "$features" --lib --examples >&2
+# 2. The library and the examples of bench/, then the test executables with the GPU tests compiled in
+#    (the feature adds tests only: the library itself is the same).
+cargo build --release --lib --examples >&2
 examples=$(cargo metadata --no-deps --format-version 1 |
   python3 -c 'import sys, json
 for p in json.load(sys.stdin)["packages"]:
@@ -57,7 +58,7 @@ for line in sys.stdin:
         print(name, m["executable"])' |
   while read -r name exe; do strip_to "$exe" ".gpu/tests/$name"; done
 
-# 3. The library (after the builds above: they leave the same code in target/release/libgpmp.so).
+# 3. The library.
 strip_to target/release/libgpmp.so .gpu/lib/libgpmp.so
 ln -s libgpmp.so .gpu/lib/libgpmp.so.0
 gmp=$(ldd target/release/libgpmp.so | awk '/libgmp/ {print $3}')
