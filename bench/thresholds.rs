@@ -145,23 +145,47 @@ fn fmt_len(v: Option<usize>) -> String {
     v.map_or("never".into(), |m| m.to_string())
 }
 
+/// A time given in ms, to three significant digits, in µs below 1 ms.
+fn fmt_time(ms: f64) -> String {
+    let (v, unit) = if ms < 1.0 { (ms * 1e3, "µs") } else { (ms, "ms") };
+    let decimals = if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.decimals$} {unit}")
+}
+
 /// Prints one constant: its reason line, then the declaration (`usize::MAX` when the faster
 /// algorithm never won in the scan).
 fn print_const(name: &str, what: &str, c: &Crossing, slow: &str, fast: &str, now: Option<usize>) {
     match c.at {
         Some(at) => {
             println!(
-                "/// {what}: {fast} beats {slow} from {at} ({:.4} against {:.4} ms there); the library uses {} now.",
-                c.fast_ms,
-                c.slow_ms,
+                "/// {what}: {fast} beats {slow} from {at} ({} against {}); library now {}.",
+                fmt_time(c.fast_ms),
+                fmt_time(c.slow_ms),
                 fmt_len(now)
             );
             println!("pub const {name}: usize = {at};");
         }
         None => {
-            println!("/// {what}: {fast} never beat {slow} up to {}; the library uses {} now.", c.last, fmt_len(now));
+            println!("/// {what}: {fast} never beat {slow} up to {}; library now {}.", c.last, fmt_len(now));
             println!("pub const {name}: usize = usize::MAX;");
         }
+    }
+}
+
+/// The algorithm's name in the reason lines.
+fn alg_name(a: Alg) -> &'static str {
+    match a {
+        Alg::Schoolbook => "schoolbook",
+        Alg::Kronecker => "Kronecker",
+        Alg::SmallPrimeNtt => "the small-prime NTT",
+        Alg::TwoConvolution => "two-convolution",
+        _ => "another algorithm",
     }
 }
 
@@ -182,7 +206,7 @@ fn zpoly_table(o: &Opts) {
     ];
     for (class, bound, bits, fast, fast_name) in classes {
         eprintln!("zpoly: {bits}-bit coefficients");
-        let what = format!("Balanced, {bound}-bit coefficients (measured at {bits} bits), shorter length");
+        let what = format!("{bound}-bit coefficients (at {bits}), balanced, shorter length");
         let ks = crossing(&small, 50.0, |f, m| time_poly(o, if f { Alg::Kronecker } else { Alg::Schoolbook }, m, m, bits));
         print_const(
             &format!("ZPOLY_MUL_KRONECKER_MIN_LEN_{class}"),
@@ -200,7 +224,7 @@ fn zpoly_table(o: &Opts) {
             &what,
             &fc,
             "Kronecker",
-            &format!("{fast:?}"),
+            alg_name(fast),
             current(bits, |a| a == fast),
         );
     }
@@ -210,10 +234,10 @@ fn zpoly_table(o: &Opts) {
     let ub = crossing(&longs, 300.0, |f, n| time_poly(o, if f { Alg::SmallPrimeNtt } else { Alg::Kronecker }, m, n, 64));
     print_const(
         "ZPOLY_MUL_NTT_UNBALANCED_MIN_LEN",
-        &format!("Unbalanced, 64-bit coefficients, shorter length {m}, longer length"),
+        &format!("64-bit coefficients, shorter length {m}, longer length"),
         &ub,
         "Kronecker",
-        "SmallPrimeNtt",
+        alg_name(Alg::SmallPrimeNtt),
         current_unbalanced(m),
     );
 }
@@ -240,14 +264,7 @@ fn int_table(o: &Opts) {
             })
         }
     });
-    print_const(
-        "INT_MUL_NTT_MIN_LIMBS",
-        "Balanced integer products, limbs of the shorter operand",
-        &c,
-        "GMP mpn_mul",
-        "the NTT product",
-        Some(NTT_MUL_MIN_LIMBS),
-    );
+    print_const("INT_MUL_NTT_MIN_LIMBS", "Balanced integer products, limbs", &c, "GMP mpn_mul", "the NTT product", Some(NTT_MUL_MIN_LIMBS));
 }
 
 fn machine() -> String {
@@ -286,7 +303,7 @@ fn main() {
     }
     runtime::set_backend(Backend::Cpu).unwrap();
     let commit = std::process::Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
+        .args(["describe", "--always", "--dirty"])
         .output()
         .ok()
         .filter(|out| out.status.success())
