@@ -8,19 +8,22 @@
 //!
 //! Measured, per thread count (default 1):
 //! - per coefficient class (≤ 128, ≤ 512, ≤ 2048, ≤ 8192, > 8192 bits; measured at 64, 256, 1024,
-//!   4096, 16384 bits, as the dispatcher's table was), balanced operands of length m: the first m
-//!   from which Kronecker substitution beats schoolbook, and the first m from which the class's
-//!   fast algorithm (small-prime NTT to 512 bits, two-convolution above) beats Kronecker;
-//! - unbalanced products at 64 bits (short length 16): the first long length n from which the
-//!   small-prime NTT beats Kronecker;
-//! - integers: the first balanced size (limbs) from which the multi-modular NTT product
-//!   (`int::ntt_mul`) beats GMP's `mpn_mul`.
+//!   4096, 16384 bits, as the dispatcher's table was), balanced operands of length m: from which m
+//!   Kronecker substitution replaces schoolbook (m = 2..32), and from which m the class's fast
+//!   algorithm (small-prime NTT up to 512 bits, two-convolution above) replaces Kronecker (m = 2^k
+//!   and 3·2^(k−1) from 16 to 2^14);
+//! - unbalanced products at 64 bits (short length 16): from which long length n the small-prime NTT
+//!   replaces Kronecker;
+//! - integers: from which balanced size (limbs) the multi-modular NTT product (`int::ntt_mul`)
+//!   replaces GMP's `mpn_mul`.
 //!
-//! A crossover is the first length of the scan from which the faster algorithm wins at two
-//! consecutive scanned lengths. Times: best of runs adding up to `--min-time` (0.05 s; at least 3
-//! runs), process CPU time at 1 thread (on a shared machine this counts only this process's work),
-//! wall time above. `--quick`: 0.01 s and a coarser scan (powers of two only), about a minute on a
-//! 2-core machine; the full run takes a few minutes.
+//! Both sides are timed at every scanned length (until both pass a time cap); the threshold printed
+//! is the one a one-threshold dispatcher should use: the length from which taking the faster-growing
+//! side costs least over the scan, each length's time relative to its best (transform lengths jump at
+//! powers of two, so the winner can alternate near a crossover). Times: best of runs adding up to
+//! `--min-time` (0.05 s; at least 3 runs), process CPU time at 1 thread (on a shared machine this
+//! counts only this process's work), wall time above. `--quick`: 0.01 s, fewer small lengths and a
+//! lower cap, about a minute on a 2-core machine; the full run takes a few minutes.
 use gpmp::int::NTT_MUL_MIN_LIMBS;
 use gpmp::runtime::{self, Backend};
 use gpmp::testing::{coef, views, Coef, Rng};
@@ -67,41 +70,48 @@ fn time_poly(o: &Opts, alg: Alg, m: usize, n: usize, bits: u64) -> f64 {
     runtime::install(|| best_ms(o.min_time, || drop(black_box(zpoly::mul(&fv, &gv, alg).unwrap()))))
 }
 
-/// A measured crossover: the first scanned length from which `fast` wins, with both times there.
+/// A measured crossover: the scanned length from which `fast` is taken, with both times there, and
+/// at how many of the scanned lengths from there on `fast` was the faster.
 struct Crossing {
     at: Option<usize>,
     slow_ms: f64,
     fast_ms: f64,
+    wins: usize,
+    from_there: usize,
     last: usize,
 }
 
-/// Scans `lens` (ascending) with `time(alg, len)` for `slow` and `fast`; stops once `fast` has won
-/// at two consecutive lengths, or when one `slow` run passes `cap_ms`.
+/// Times `slow` and `fast` (`time(is_fast, len)`) at every length of `lens` (ascending) until both
+/// pass `cap_ms`, and picks the threshold a one-threshold dispatcher should use: the length from
+/// which taking `fast` costs least over the scanned lengths, each weighted by its best time (so a
+/// length where the two are close counts little; ties keep the slower algorithm longer).
 fn crossing(lens: &[usize], cap_ms: f64, mut time: impl FnMut(bool, usize) -> f64) -> Crossing {
-    let mut c = Crossing { at: None, slow_ms: f64::NAN, fast_ms: f64::NAN, last: 0 };
-    let mut first: Option<(usize, f64, f64)> = None;
+    let mut pts: Vec<(usize, f64, f64)> = Vec::new();
     for &len in lens {
         let (s, f) = (time(false, len), time(true, len));
-        c.last = len;
         if std::env::var_os("BENCH_DEBUG").is_some() {
-            eprintln!("  len {len}: {s:.4} ms vs {f:.4} ms");
+            eprintln!("  len {len}: {s:.4} ms against {f:.4} ms");
         }
-        match first {
-            Some((at, s0, f0)) if f < s => {
-                (c.at, c.slow_ms, c.fast_ms) = (Some(at), s0, f0);
-                return c;
-            }
-            _ if f < s => first = Some((len, s, f)),
-            _ => first = None,
-        }
-        if s > cap_ms {
+        pts.push((len, s, f));
+        if s.min(f) > cap_ms {
             break;
         }
     }
-    if let Some((at, s0, f0)) = first {
-        (c.at, c.slow_ms, c.fast_ms) = (Some(at), s0, f0);
+    // cost(i): fast from pts[i] on (i = pts.len(): never), in units of each length's best time.
+    let cost = |i: usize| -> f64 { pts.iter().enumerate().map(|(j, &(_, s, f))| if j < i { s } else { f } / s.min(f)).sum() };
+    let best = (0..=pts.len()).rev().min_by(|&x, &y| cost(x).total_cmp(&cost(y))).unwrap();
+    let last = pts.last().map_or(0, |p| p.0);
+    match pts.get(best) {
+        Some(&(at, s, f)) => Crossing {
+            at: Some(at),
+            slow_ms: s,
+            fast_ms: f,
+            wins: pts[best..].iter().filter(|p| p.2 < p.1).count(),
+            from_there: pts.len() - best,
+            last,
+        },
+        None => Crossing { at: None, slow_ms: f64::NAN, fast_ms: f64::NAN, wins: 0, from_there: 0, last },
     }
-    c
 }
 
 /// The least n in lo..=hi with `pred(n)`, for a predicate that is false below some n and true from
@@ -164,15 +174,17 @@ fn print_const(name: &str, what: &str, c: &Crossing, slow: &str, fast: &str, now
     match c.at {
         Some(at) => {
             println!(
-                "/// {what}: {fast} beats {slow} from {at} ({} against {}); library now {}.",
+                "/// {what}: {fast} over {slow} from {at} ({} against {}; faster at {} of {} lengths from there); library now {}.",
                 fmt_time(c.fast_ms),
                 fmt_time(c.slow_ms),
+                c.wins,
+                c.from_there,
                 fmt_len(now)
             );
             println!("pub const {name}: usize = {at};");
         }
         None => {
-            println!("/// {what}: {fast} never beat {slow} up to {}; library now {}.", c.last, fmt_len(now));
+            println!("/// {what}: {slow} throughout (scanned up to {}); library now {}.", c.last, fmt_len(now));
             println!("pub const {name}: usize = usize::MAX;");
         }
     }
@@ -192,10 +204,7 @@ fn alg_name(a: Alg) -> &'static str {
 fn zpoly_table(o: &Opts) {
     println!("// ---- Z[x] multiplication ----");
     let small: Vec<usize> = if o.quick { vec![2, 3, 4, 6, 8, 12, 16, 24, 32] } else { (2..=32).collect() };
-    let large: Vec<usize> = (4..=14)
-        .flat_map(|k| if o.quick { vec![1usize << k] } else { vec![1usize << k, 3 << (k - 1)] })
-        .filter(|&m| m <= 1 << 14)
-        .collect();
+    let large: Vec<usize> = (4..=14).flat_map(|k| [1usize << k, 3 << (k - 1)]).filter(|&m| m <= 1 << 14).collect();
     // (class name, class bound, measured bits, fast algorithm, its name in the constants)
     let classes: [(&str, &str, u64, Alg, &str); 5] = [
         ("128", "≤ 128", 64, Alg::SmallPrimeNtt, "NTT"),
@@ -230,7 +239,7 @@ fn zpoly_table(o: &Opts) {
     }
     eprintln!("zpoly: unbalanced");
     let m = 16;
-    let longs: Vec<usize> = (6..=14).map(|k| 1usize << k).collect();
+    let longs: Vec<usize> = (6..=14).flat_map(|k| [1usize << k, 3 << (k - 1)]).collect();
     let ub = crossing(&longs, 300.0, |f, n| time_poly(o, if f { Alg::SmallPrimeNtt } else { Alg::Kronecker }, m, n, 64));
     print_const(
         "ZPOLY_MUL_NTT_UNBALANCED_MIN_LEN",
