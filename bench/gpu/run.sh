@@ -17,8 +17,9 @@
 #     poly    gpu_poly (Z[x] product: kernel-only, GPU end to end, CPU path); with FLINT:
 #             gpmp_poly_mul (AUTO) against FLINT on all cores, gpmp_nmod_poly_mul (CPU and GPU)
 #             against FLINT nmod_poly_mul
-#     cold    first use in a fresh process: each GPU program once with an empty kernel cache
-#             (NVRTC compiles, autotuning) and once more with the cache it left
+#     cold    first use in a fresh process: small runs of gpu_ntt, gpu_zvec, gpu_zmod, gpu_bigmul and
+#             gpu_poly, each once with an empty kernel cache (NVRTC compiles, autotuning) and once
+#             more with the cache it left
 #     all     tests, then every benchmark above and cold (about 8 minutes on an H100 host)
 #
 # Logs go to OUTDIR (else $OUT, else gpu-logs/): device.md (date, GPU, driver, CPU, what was
@@ -105,7 +106,7 @@ run_mode() {
   gfpf)
     step gfpf 120 "$H/bin/gpu_gfpf" 10 ;;
   zvec)
-    step zvec 150 "$H/bin/gpu_zvec" 10 20 ;;
+    step zvec 150 "$H/bin/gpu_zvec" 5 20 ;;
   zmod)
     step zmod 150 "$H/bin/gpu_zmod" 5 20 20 18 ;;
   bigmul)
@@ -132,8 +133,8 @@ run_mode() {
   cold)
     # One process per program and cache state; the wall time of the whole process is the number.
     local c=/tmp/gpmp-cold-cache rows="" empty
-    for p in "gpu_ntt 3 20" "gpu_gfpf 3" "gpu_zvec kernels" "gpu_zmod 1 10 10 10 resident" \
-             "gpu_bigmul 20" "gpu_poly 1 2^14:64"; do
+    for p in "gpu_ntt 1 16" "gpu_zvec kernels" "gpu_zmod 1 10 10 10 resident" "gpu_bigmul 20" \
+             "gpu_poly 1 2^14:64"; do
       [ -z "$dry" ] && rm -rf "$c"
       step cold 120 XDG_CACHE_HOME=$c $H/bin/$p; empty=$last
       step cold 120 XDG_CACHE_HOME=$c $H/bin/$p
