@@ -1,5 +1,6 @@
 //! What the Rust timing programs of bench/ share; each includes this file with
 //! `#[path = "common.rs"] mod common;` (examples are separate crates), using what it needs.
+//! Random inputs come from the crate's test support, `gpmp::testing::Rng` (splitmix64).
 #![allow(dead_code)]
 use std::time::Instant;
 
@@ -36,17 +37,4 @@ pub fn median_ms_on(x: &[u64], reps: usize, mut f: impl FnMut(&mut [u64])) -> f6
 pub fn median(mut t: Vec<f64>) -> f64 {
     t.sort_by(f64::total_cmp);
     t[t.len() / 2]
-}
-
-/// splitmix64.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }

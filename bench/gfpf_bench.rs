@@ -29,7 +29,8 @@ use std::time::Instant;
 
 #[path = "common.rs"]
 mod common;
-use common::{median, Rng};
+use common::median;
+use gpmp::testing::Rng;
 
 /// The root of unity of order n and n random elements (rows layout): a DFT's input.
 fn dft_input(f: &Gfpf, n: usize, rng: &mut Rng) -> (Vec<u64>, Vec<u64>) {

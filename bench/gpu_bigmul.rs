@@ -11,7 +11,8 @@ use gpmp::gpu::{bigmul, ntt};
 
 #[path = "common.rs"]
 mod common;
-use common::{median_ms, Rng};
+use common::median_ms;
+use gpmp::testing::Rng;
 
 fn main() {
     let es: Vec<u32> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();

@@ -1,4 +1,4 @@
-//! GPU generalized Fermat prime field FFT (issue 4): kernel-only time of one forward DFT of N
+//! GPU generalized Fermat prime field FFT: kernel-only time of one forward DFT of N
 //! elements (events around the stages, digit-major device-resident data, twiddle tables ready,
 //! median after a warm-up) for P3 (k = 8) and P4 (k = 16), N = 2^12..2^20, with two bounds:
 //! memory (every stage reads and writes the N·k words once, plus its twiddle table, at 3.0 TB/s)
@@ -10,21 +10,15 @@
 use gpmp::gfpf::Gfpf;
 use gpmp::gpu::{device, gfpf};
 use gpmp::runtime;
+use gpmp::testing::Rng;
 
 #[path = "common.rs"]
 mod common;
 use common::median_ms_on;
 
 fn data(f: &Gfpf, n: usize, seed: u64) -> Vec<u64> {
-    let mut s = seed;
-    (0..n * f.k())
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % f.radix()
-        })
-        .collect()
+    let mut rng = Rng(seed);
+    (0..n * f.k()).map(|_| rng.next() % f.radix()).collect()
 }
 
 fn main() {

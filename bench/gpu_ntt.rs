@@ -1,7 +1,7 @@
 //! Kernel-only timing of the GPU NTT (events, median after a warm-up): one transform and a batch
 //! of 2^24/n transforms, for a ~62-bit prime (64-bit words, lazy reduction), a ~31-bit prime
 //! (32-bit words) and a ~30-bit prime (32-bit words, lazy reduction), every candidate pass
-//! structure (kernel v7/v6/v5, number of passes) with the autotuner's choice marked.
+//! structure (kernel variant, number of passes) with the autotuner's choice marked.
 //! Prints a Markdown table; the bound is the memory traffic (each pass reads and writes every
 //! word once: passes · 2 · word bytes · points) at 3.0 TB/s (H100 device-to-device copy).
 //!   usage: gpu_ntt [reps] [log2 n ...]   (default 20 reps, log2 n = 16 18 20 22 24)

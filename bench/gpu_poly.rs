@@ -5,37 +5,31 @@
 //! cores; median), with the bound from bytes and operations.
 //!   usage: gpu_poly [reps] [FLEN[xGLEN]:BITS ...]   lengths as 2^k; default: the W2 grid,
 //!          (20,256), (22,64) and the AUTO threshold probes.
-//! Inputs: signed coefficients of exactly `bits` bits, random signs (splitmix64, as gpmp-bench).
+//! Inputs: signed coefficients of exactly `bits` bits, random signs (`gpmp::testing::Rng`,
+//! splitmix64 as in gpmp-bench).
 use gpmp::gpu::multimod;
 use gpmp::int::{limbs_for_bits, max_bits, product_bits, IntRef};
 use gpmp::runtime::{self, Backend};
+use gpmp::testing::Rng;
 use gpmp::zpoly::{self, Alg};
 
 #[path = "common.rs"]
 mod common;
 use common::median_ms;
 
-fn splitmix(s: &mut u64) -> u64 {
-    *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// `len` coefficients of exactly `bits` bits: (signs, limbs) with `limbs_for_bits(bits)` limbs each.
-fn operand(len: usize, bits: u64, s: &mut u64) -> (Vec<bool>, Vec<u64>) {
+fn operand(len: usize, bits: u64, rng: &mut Rng) -> (Vec<bool>, Vec<u64>) {
     let l = limbs_for_bits(bits);
     let mut m = vec![0u64; len * l];
     let mut neg = vec![false; len];
     for (c, ng) in m.chunks_mut(l).zip(&mut neg) {
-        c.iter_mut().for_each(|x| *x = splitmix(s));
+        c.iter_mut().for_each(|x| *x = rng.next());
         let top = bits - 64 * (l as u64 - 1);
         if top < 64 {
             c[l - 1] &= (1 << top) - 1;
         }
         c[l - 1] |= 1 << (top - 1);
-        *ng = splitmix(s) & 1 == 1;
+        *ng = rng.next() & 1 == 1;
     }
     (neg, m)
 }
@@ -80,8 +74,8 @@ fn main() {
         let (lens, bits) = c.split_once(':').unwrap();
         let bits: u64 = bits.parse().unwrap();
         let (fl, gl) = lens.split_once('x').map_or_else(|| (parse_len(lens), parse_len(lens)), |(a, b)| (parse_len(a), parse_len(b)));
-        let mut seed = 42;
-        let (fo, go) = (operand(fl, bits, &mut seed), operand(gl, bits, &mut seed));
+        let mut rng = Rng(42);
+        let (fo, go) = (operand(fl, bits, &mut rng), operand(gl, bits, &mut rng));
         let (f, g) = (views(&fo, bits), views(&go, bits));
         let (kernel, k, n) = match multimod::time_device(&f, &g, reps.max(5)) {
             Ok(t) => t,

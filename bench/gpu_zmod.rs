@@ -1,4 +1,4 @@
-//! Batched modular multiplication and exponentiation on the GPU (issue 5, `src/gpu/zmod.rs`):
+//! Batched modular multiplication and exponentiation on the GPU (`src/gpu/zmod.rs`):
 //! - device-resident (`ZVec::mulmod`/`powm` on device vectors, `reps` back-to-back calls, then one
 //!   synchronisation: kernel plus launch, per-call constant upload and allocation) at 1024 and 2048
 //!   bits, full-size odd modulus (top bit set), operands and exponents;
@@ -9,7 +9,7 @@
 //!
 //! Each GPU result is checked against the CPU on sampled elements. The bound column counts 64×64
 //! multiply-adds (CIOS: 2L² per Montgomery product) at the H100's measured 1.79e12 64×64→128
-//! products/s (../shared/reference/peers-and-limits.md §5).
+//! products/s (a 64×64→128-bit multiply-add microbenchmark on that GPU).
 //!   usage: gpu_zmod [reps] [log2 n mulmod] [log2 n powm 1024] [log2 n powm 2048] [resident]
 //!          (default 5 20 20 18; `resident`: the first table only)
 use gpmp::int::{batch, IntRef, ZList};
@@ -19,7 +19,7 @@ use std::time::Instant;
 
 #[path = "common.rs"]
 mod common;
-use common::Rng;
+use gpmp::testing::Rng;
 #[path = "zvec_common.rs"]
 mod zvec_common;
 use zvec_common::{device_or_exit, per_call, random, vec_on, views};

@@ -1,4 +1,4 @@
-//! `gpmp_zvec` on the GPU (issue 5): device-resident throughput of mul and add at 2^20 elements of
+//! `gpmp_zvec` on the GPU: device-resident throughput of mul and add at 2^20 elements of
 //! 256, 1024, 2048 and 4096 bits (wall time of `reps` back-to-back operations through `ZVec`, then
 //! one synchronisation: kernel plus launch and stream-ordered allocation), each result checked
 //! against the CPU on sampled elements; then end to end from host integers (set a, set b, mul, get)
@@ -7,9 +7,7 @@
 //! Prints Markdown tables. Bounds: mul ≥ (bytes moved)/3.0 TB/s; CGBN's H100 numbers for reference.
 //!   usage: gpu_zvec [reps] [log2 n]     (default 10 reps, n = 2^20)
 //!          gpu_zvec resident [reps]      the device-resident table only
-//!          gpu_zvec mul [reps]           its product rows only (to compare kernel variants: env knobs
-//!                                        GPMP_ZVEC_MINB, GPMP_ZVEC_MINBC, GPMP_ZVEC_ACC, GPMP_ZVEC_CHUNK,
-//!                                        GPMP_ZVEC_PF)
+//!          gpu_zvec mul [reps]           its product rows only (repeated processes give the spread)
 //!          gpu_zvec kernels              one mul a·b and one add a + b per size (for a profiler)
 use gpmp::int::{batch, IntRef};
 use gpmp::ops::zvec::ZVec;
@@ -17,7 +15,7 @@ use gpmp::runtime;
 
 #[path = "common.rs"]
 mod common;
-use common::Rng;
+use gpmp::testing::Rng;
 #[path = "zvec_common.rs"]
 mod zvec_common;
 use zvec_common::{device_or_exit, per_call, per_call_host, random, vec_on, views};

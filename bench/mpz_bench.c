@@ -1,10 +1,9 @@
-/* Batched integer arithmetic (issue 5, CPU path) against a plain GMP loop: gpmp_mpz_mul_n,
+/* Batched integer arithmetic (CPU path) against a plain GMP loop: gpmp_mpz_mul_n,
  * gpmp_mpz_mulmod_n and gpmp_mpz_powm_n on n integers of b bits (odd b-bit modulus, b-bit exponents),
  * and gpmp_mpz_mul vs mpz_mul on one big product, at each thread count. Prints a markdown table of
  * throughput (elements/s, wall clock, best of 3; for big products ms) and the ratio of CPU times (all
  * threads). Every gpmp result is checked against GMP.
- *   cc -O2 -std=c11 -Iinclude bench/mpz_bench.c -o mpz-bench -L$LIB -Wl,-rpath,$LIB -lgpmp -lgmp
- *   ./mpz-bench [threads...]        (default 1 2; $LIB holds libgpmp.so and libgpmp.so.0) */
+ *   make -C bench mpz-bench ARGS="1 2"   (= bench/build/mpz-bench [threads...], default 1 2) */
 #define _POSIX_C_SOURCE 199309L
 #include "gpmp.h"
 #include <stdio.h>

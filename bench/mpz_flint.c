@@ -1,5 +1,5 @@
 /* gpmp_mpz_mul against GMP mpz_mul and FLINT 3 fmpz_mul (native build, fft_small) on the same random
- * operands (issue 5, CPU): sizes 2^20, 2^24, 2^26 bits (or the exponents given after the threads),
+ * operands (CPU): sizes 2^20, 2^24, 2^26 bits (or the exponents given after the threads),
  * both operands of exactly that many bits. Every gpmp product is compared with GMP's and FLINT's.
  * 1-thread rows are timed in process CPU time (fair on a loaded machine: every side runs one busy
  * thread), rows with more threads in wall-clock time (CPU time would add the threads up); FLINT and

@@ -1,4 +1,4 @@
-//! nmod timings (issue 3, benchmark items 1 and 2, the Rust side):
+//! nmod timings (the Rust side; FLINT's side is bench/nmod_flint.c):
 //! `cargo run --release --example nmod_bench -- [THREADS] [ntt|mul]` prints markdown tables of
 //! (1) gpmp's cyclic natural-order NTT (`nmod::ntt::ntt`, validation and scratch included) against
 //!     tfhe-ntt's negacyclic bit-reversed forward transform of the same size (`nmod::plan`), at a
@@ -11,6 +11,7 @@
 //! medians of interleaved runs (see `interleaved`), the product table the best of ≥ 10 runs and
 //! ≥ 1 s.
 use gpmp::nmod::{ntt, plan, poly_mul, prime};
+use gpmp::testing::Rng;
 
 #[path = "common.rs"]
 mod common;
@@ -43,15 +44,10 @@ fn best(mut f: impl FnMut()) -> f64 {
     best
 }
 
-fn rand_vec(n: usize, p: u64, mut s: u64) -> Vec<u64> {
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s % p
-        })
-        .collect()
+/// n residues mod p from the crate's test generator, seeded with `seed`.
+fn rand_vec(n: usize, p: u64, seed: u64) -> Vec<u64> {
+    let mut rng = Rng(seed);
+    (0..n).map(|_| rng.next() % p).collect()
 }
 
 fn main() {

@@ -2,11 +2,11 @@
 //! their views and vectors, and the per-call timer of back-to-back device operations. Included with
 //! `#[path = "zvec_common.rs"] mod zvec_common;`.
 #![allow(dead_code)]
-use super::common::Rng;
 use gpmp::gpu::device::{self, Device};
 use gpmp::int::IntRef;
 use gpmp::ops::zvec::ZVec;
 use gpmp::runtime;
+use gpmp::testing::Rng;
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -5,8 +5,3 @@
 pub mod mul;
 
 pub use mul::{choose, gpu_wanted, mul, mul_on_gpu, runs_inline, Alg, HostProduct};
-
-#[cfg(test)]
-use mul::small_prime_ntt;
-#[cfg(test)]
-mod timing;
