@@ -216,8 +216,6 @@ pub unsafe extern "C" fn gpmp_gfpf_to_mpz(F: *const gpmp_gfpf, a: *mut mpz_t, x:
     })
 }
 
-/// An elementwise operation z = op(x, y) of the core.
-
 /// z ← op(x, y) elementwise for n elements.
 #[allow(clippy::too_many_arguments)]
 unsafe fn binary(
@@ -506,8 +504,8 @@ mod tests {
                 // add/sub/mul in both layouts against the core, with z aliasing x.
                 let y: Vec<u64> = xr.chunks(k).rev().flatten().copied().collect();
                 type Exp = unsafe extern "C" fn(*const gpmp_gfpf, *mut u64, *const u64, *const u64, usize, RawLayout) -> gpmp_status;
-                let ops: [(Exp, fn(&Gfpf, &mut [u64], &[u64], &[u64])); 3] =
-                    [(gpmp_gfpf_add_n, Gfpf::add), (gpmp_gfpf_sub_n, Gfpf::sub), (gpmp_gfpf_mul_n, Gfpf::mul)];
+                type Core = fn(&Gfpf, &mut [u64], &[u64], &[u64]);
+                let ops: [(Exp, Core); 3] = [(gpmp_gfpf_add_n, Gfpf::add), (gpmp_gfpf_sub_n, Gfpf::sub), (gpmp_gfpf_mul_n, Gfpf::mul)];
                 for (exp, core) in ops {
                     let mut want = vec![0u64; n * k];
                     for i in 0..n {

@@ -197,7 +197,8 @@ mod gpu_tests {
                             _ => u64::from(i % n == 1),
                         })
                         .collect();
-                    let calls: [&dyn Fn(&mut [u64]) -> gpmp_status; 3] = [
+                    type Call<'a> = &'a dyn Fn(&mut [u64]) -> gpmp_status;
+                    let calls: [Call; 3] = [
                         &|y| unsafe { gpmp_nmod_ntt(y.as_mut_ptr(), n, w, p) },
                         &|y| unsafe { gpmp_nmod_intt(y.as_mut_ptr(), n, w, p) },
                         &|y| unsafe { gpmp_nmod_ntt_many(y.as_mut_ptr(), count, n, w, p) },

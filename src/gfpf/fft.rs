@@ -232,7 +232,7 @@ impl Plan<'_> {
         // A 4k-point base (n2 > 2k): r^em = ω_n2², and ω_n2 itself for its last level.
         let em = self.base_exp(n2.min(2 * k));
         let root = (n2 > 2 * k).then(|| self.twiddle(self.tw.n / n2));
-        let stream = self.stream && (dst.0 as usize) % 64 == 0;
+        let stream = self.stream && (dst.0 as usize).is_multiple_of(64);
         let batch = |bi: usize, tmp: &mut Vec<u64>| {
             let u0 = 8 * bi;
             let cnt = (lanes - u0).min(8);
@@ -407,7 +407,7 @@ impl Gfpf {
                         return;
                     }
                     for e in c.chunks_exact_mut(k) {
-                        self.mul(t, e, &ninv);
+                        self.mul(t, e, ninv);
                         e.copy_from_slice(t);
                     }
                 },

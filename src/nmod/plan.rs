@@ -14,7 +14,8 @@ pub const MIN_NTT: usize = 16;
 
 /// The plan for x^n + 1 over Z/pZ, built once per (n, p) and shared.
 pub fn plan(n: usize, p: u64) -> Result<Arc<Plan>> {
-    static CACHE: OnceLock<Mutex<HashMap<(usize, u64), Arc<Plan>>>> = OnceLock::new();
+    type Cache = Mutex<HashMap<(usize, u64), Arc<Plan>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(pl) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&(n, p)) {
         return Ok(Arc::clone(pl));
@@ -36,9 +37,9 @@ mod tests {
         let n = a.len();
         let mut c = vec![0u128; n];
         let p128 = p as u128;
-        for i in 0..n {
-            for j in 0..n {
-                let t = a[i] as u128 * b[j] as u128 % p128;
+        for (i, &ai) in a.iter().enumerate() {
+            for (j, &bj) in b.iter().enumerate() {
+                let t = ai as u128 * bj as u128 % p128;
                 let k = (i + j) % n;
                 c[k] = if i + j < n { (c[k] + t) % p128 } else { (c[k] + p128 - t) % p128 };
             }

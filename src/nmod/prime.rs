@@ -61,7 +61,7 @@ pub fn submod(a: u64, b: u64, p: u64) -> u64 {
 
 /// `Ok` when p is an odd prime < 2^63 (the moduli of the nmod layer), `InvalidArgument` otherwise.
 pub fn check_modulus(p: u64) -> Result<()> {
-    if p < 3 || p >= 1 << 63 || !is_prime(p) {
+    if !(3..1 << 63).contains(&p) || !is_prime(p) {
         return invalid!("modulus {p} is not an odd prime below 2^63");
     }
     Ok(())
@@ -101,7 +101,7 @@ pub fn is_prime(n: u64) -> bool {
         return false;
     }
     for &q in &BASES {
-        if n % q == 0 {
+        if n.is_multiple_of(q) {
             return n == q;
         }
     }
@@ -163,7 +163,7 @@ pub fn fourier_prime(bits: u32, index: usize) -> Result<u64> {
     let mut seen = 0;
     for k in (1..bits).rev() {
         let mut c = (top - 1) >> k;
-        if c % 2 == 0 {
+        if c.is_multiple_of(2) {
             c = c.wrapping_sub(1);
         }
         while c >= 1 && c != u64::MAX {
@@ -189,7 +189,7 @@ pub fn primitive_root_of_unity(n: u64, p: u64) -> Result<u64> {
     if p < 3 || !is_prime(p) {
         return invalid!("{p} is not an odd prime");
     }
-    if (p - 1) % n != 0 {
+    if !(p - 1).is_multiple_of(n) {
         return invalid!("{n} does not divide p - 1 = {}", p - 1);
     }
     if n == 1 {
@@ -204,7 +204,7 @@ mod tests {
     use super::*;
 
     fn trial(n: u64) -> bool {
-        n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+        n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d))
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub fn views(p: &[Coef]) -> Vec<IntRef<'_>> {
 pub struct Rng(pub u64);
 
 impl Rng {
+    #[allow(clippy::should_implement_trait)] // an infinite stream: Iterator's Option would only be unwrapped
     pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
@@ -47,7 +48,7 @@ pub fn coef(rng: &mut Rng, bits: u64, kind: u64) -> Coef {
         }
         _ => vec![0; n],
     };
-    if bits % 64 != 0 && n > 0 {
+    if !bits.is_multiple_of(64) && n > 0 {
         m[n - 1] &= (1u64 << (bits % 64)) - 1;
     }
     let neg = rng.next() & 1 == 1;

@@ -474,8 +474,8 @@ mod tests {
         let m: [V; 8] = std::array::from_fn(|i| from(std::array::from_fn(|j| (8 * i + j) as u64)));
         let mut mt = m;
         l.transpose(&mut mt);
-        for i in 0..8 {
-            assert_eq!(to(mt[i]), std::array::from_fn(|j| (8 * j + i) as u64));
+        for (i, &row) in mt.iter().enumerate() {
+            assert_eq!(to(row), std::array::from_fn(|j| (8 * j + i) as u64));
         }
     }
 

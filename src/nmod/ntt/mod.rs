@@ -35,7 +35,7 @@ use rayon::prelude::*;
 /// after checking that x is a whole number of rows.
 pub fn check_rows(x: &[u64], n: usize, w: u64, p: u64) -> Result<Arc<Ntt>> {
     let t = ntt_plan(n, w, p)?;
-    if x.len() % n != 0 {
+    if !x.len().is_multiple_of(n) {
         return invalid!("{} entries are not a whole number of rows of length {n}", x.len());
     }
     Ok(t)

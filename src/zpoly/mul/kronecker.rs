@@ -10,9 +10,12 @@ pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
     mul_by(f, g, &|a, b| mul_mag(a, b))
 }
 
+/// A product of magnitudes, |a|·|b| as a.len() + b.len() limbs.
+pub(crate) type MagProduct = dyn Fn(&[u64], &[u64]) -> Result<Vec<u64>> + Sync;
+
 /// f·g by Kronecker substitution with the big-integer product `product(|F|, |G|)` (called with
 /// the same slice twice for a square); the big-prime FFT route supplies its own.
-pub(crate) fn mul_by(f: &[IntRef], g: &[IntRef], product: &(dyn Fn(&[u64], &[u64]) -> Result<Vec<u64>> + Sync)) -> Result<ZSlab> {
+pub(crate) fn mul_by(f: &[IntRef], g: &[IntRef], product: &MagProduct) -> Result<ZSlab> {
     let pb = product_bits(max_bits(f), max_bits(g), f.len(), g.len());
     let mut h = ZSlab::zeros(f.len() + g.len() - 1, limbs_for_bits(pb))?;
     if pb == 0 {
