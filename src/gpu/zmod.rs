@@ -9,7 +9,8 @@
 //!
 //! Host side: M' = −m^(−1) mod 2^64 ([`neg_inverse`]) and the table R^(k+1) mod m ([`powers`]) that
 //! the kernels use to reduce inputs of k·L limbs and more and to enter the Montgomery form.
-use super::compile::{self, Spec};
+use super::compile;
+use super::kernels::{Kernel, Spec};
 use super::zvec::DevVec;
 use super::{driver_err, shield};
 use crate::int::{mag_bits, max_bits, normalized, IntRef, ZList, ZVec};
@@ -34,6 +35,9 @@ pub fn spec_limbs(l: usize) -> Option<usize> {
         _ => None,
     }
 }
+
+/// `kernels/zmod.cu`: Montgomery mulmod and powm on word-major batches, one specialisation per padded modulus size.
+pub static KERNEL: Kernel = Kernel { file: "zmod.cu", source: include_str!("../../kernels/zmod.cu"), int128: false, specs };
 
 fn spec(l: usize) -> Spec {
     Spec { source: "zmod.cu", defines: vec![("L", l as i64), ("NT", NT as i64)] }
