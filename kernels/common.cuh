@@ -47,7 +47,8 @@ __device__ __forceinline__ T mul_shoup_lazy(T x, Shoup<T> t, T p) {
 // x w mod p in [0, p) for any word x (p < 2^(B-1)).
 template <class T>
 __device__ __forceinline__ T mul_shoup(T x, T w, T wq, T p) {
-    return csub(mul_shoup_lazy(x, w, wq, p), p);
+    const T q = mul_hi(x, wq);
+    return csub(x * w - q * p, p);
 }
 template <class T>
 __device__ __forceinline__ T mul_shoup(T x, Shoup<T> t, T p) {
