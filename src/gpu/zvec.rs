@@ -97,9 +97,12 @@ fn stream(dev: &Device) -> Result<Arc<CudaStream>> {
     Ok(s)
 }
 
+/// Loaded kernels by (device, specialisation, name).
+type Functions = Mutex<HashMap<(usize, Spec, &'static str), CudaFunction>>;
+
 /// Kernel `name` of `spec` on `dev` (looked up once, then kept).
 fn function(dev: &Device, spec: &Spec, name: &'static str) -> Result<CudaFunction> {
-    static F: OnceLock<Mutex<HashMap<(usize, Spec, &'static str), CudaFunction>>> = OnceLock::new();
+    static F: OnceLock<Functions> = OnceLock::new();
     let key = (dev.ordinal, spec.clone(), name);
     if let Some(f) = F.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(f.clone());
