@@ -20,14 +20,6 @@
 #endif
 #define SCAN_NT 1024
 
-typedef unsigned long long u64;
-
-// x w mod p for any x < 2^64, w < p < 2^63, wq = floor(w 2^64 / p) (Shoup).
-__device__ __forceinline__ u64 shoup_mul(u64 x, u64 w, u64 wq, u64 p) {
-    u64 r = x * w - __umul64hi(x, wq) * p;
-    return r >= p ? r - p : r;
-}
-__device__ __forceinline__ u64 mod_sub(u64 a, u64 b, u64 p) { return a >= b ? a - b : a + (p - b); }
 // x mod p for any x < 2^64 and 2^61 < p < 2^62 (x < 8p).
 __device__ __forceinline__ u64 reduce8(u64 x, u64 p) {
     if (x >= 4 * p) x -= 4 * p;
@@ -60,10 +52,7 @@ extern "C" __global__ void __launch_bounds__(NT) pointwise(
     const u64* other = y == 0 ? b0 : y == 1 ? b1 : b2;
     const u64 p = c[2 * y], pinv = c[2 * y + 1];
     const u64 a = row[m], b = square ? a : other[m];
-    const u64 lo = a * b, hi = __umul64hi(a, b);
-    // lo + lo(q p) = 0 mod 2^64 with q = lo pinv: (a b + q p) / 2^64 = hi + hi(q p) + [lo != 0] < 2p.
-    const u64 t = hi + __umul64hi(lo * pinv, p) + (lo != 0);
-    row[m] = t >= p ? t - p : t;
+    row[m] = mont_mul(a, b, p, pinv);
 }
 
 // Exclusive scan of 2-bit (G | P << 1) values over the block's T threads, combining earlier o later
@@ -107,10 +96,10 @@ __device__ __forceinline__ unsigned gp_scan(unsigned v, unsigned* total) {
 // [4] (p0 p1)^(-1) mod p2, [5] p1^(-1) mod p2; then p0, p1, p2 at k[12..15).
 __device__ __forceinline__ void garner(u64 r0, u64 r1, u64 r2, const u64* __restrict__ k, u64* x) {
     const u64 p0 = k[12], p1 = k[13], p2 = k[14];
-    const u64 v0 = shoup_mul(r0, k[0], k[1], p0);
-    const u64 v1 = mod_sub(shoup_mul(r1, k[2], k[3], p1), shoup_mul(v0, k[4], k[5], p1), p1);
-    const u64 v2 = mod_sub(mod_sub(shoup_mul(r2, k[6], k[7], p2), shoup_mul(v0, k[8], k[9], p2), p2),
-                           shoup_mul(v1, k[10], k[11], p2), p2);
+    const u64 v0 = mul_shoup(r0, k[0], k[1], p0);
+    const u64 v1 = sub_mod(mul_shoup(r1, k[2], k[3], p1), mul_shoup(v0, k[4], k[5], p1), p1);
+    const u64 v2 = sub_mod(sub_mod(mul_shoup(r2, k[6], k[7], p2), mul_shoup(v0, k[8], k[9], p2), p2),
+                           mul_shoup(v1, k[10], k[11], p2), p2);
     // y = v1 + p1 v2 < 2^125
     u64 ylo = p1 * v2, yhi = __umul64hi(p1, v2);
     ylo += v1;

@@ -1,5 +1,5 @@
 // Generalized Fermat prime field Z/pZ, p = r^k + 1, on the GPU (Mohajerani 2021 Ch. 2; Chen,
-// Covanov, Mohajerani, Moreno Maza, ISSAC 2017; big-prime-field-fft.md §5-9, §12). One thread owns
+// Covanov, Mohajerani, Moreno Maza, ISSAC 2017). One thread owns
 // one element: its k radix-r digits in registers (least significant first). Canonical digit
 // vectors only: every digit < r, or the special form x_{k-1} = r, others 0, for r^k = -1 = p - 1.
 // Since canonical vectors are unique, any correct computation gives the CPU's words bit for bit.
@@ -30,16 +30,11 @@
 #define LOGK 3
 #define R_HI 2147483652u
 #define R_LO 0u
-#define V_HI 4294967279u
-#define V_LO 4294967296u
+#define V_HI 4294967280u
+#define V_LO 127u
 #define SH 0
 #endif
 
-#ifdef GPMP_HOST_CHECK  // the device functions built by a host compiler (bench/gpu/gfpf_host_check.cpp)
-#define __device__
-#define __forceinline__ inline
-#endif
-typedef unsigned long long u64;
 typedef unsigned __int128 u128;
 typedef __int128 i128;
 
@@ -223,7 +218,7 @@ __device__ void sub_carry(u64* z, i128 c) {
 
 // Multiply-accumulate a b into the 192-bit (hi, mid, lo).
 __device__ __forceinline__ void mac(u64& lo, u64& mid, u64& hi, u64 a, u64 b) {
-#ifdef GPMP_HOST_CHECK
+#ifdef GPMP_EMULATE
     u128 p = (u128)a * b, s = (((u128)mid) << 64 | lo) + p;
     hi += s < p;
     lo = (u64)s;
@@ -242,7 +237,7 @@ __device__ __forceinline__ void mac(u64& lo, u64& mid, u64& hi, u64 a, u64 b) {
 
 // (t2, t1, t0) += (c2, c1, c0) mod 2^192.
 __device__ __forceinline__ void add3(u64& t0, u64& t1, u64& t2, u64 c0, u64 c1, u64 c2) {
-#ifdef GPMP_HOST_CHECK
+#ifdef GPMP_EMULATE
     u128 lo = (((u128)t1) << 64 | t0) + (((u128)c1) << 64 | c0);
     t2 += c2 + (lo < (((u128)c1) << 64 | c0));
     t0 = (u64)lo;
@@ -361,7 +356,7 @@ __device__ __forceinline__ void half_butterfly(u64* x, const u64* p, bool upper,
     }
 }
 
-#ifndef GPMP_HOST_CHECK
+#ifndef GPMP_EMULATE  // (the host emulation, tests/gfpf_kernels, checks the arithmetic above)
 // log2 of the power of two n.
 __device__ __forceinline__ unsigned logn_of(u64 n) { return 63 - __clzll(n); }
 
@@ -448,4 +443,4 @@ extern "C" __global__ void __launch_bounds__(256) gfpf_binary(
         UNROLL for (int d = 0; d < KD; ++d) z[i * se + d * sd] = a[d];
     }
 }
-#endif  // GPMP_HOST_CHECK
+#endif  // GPMP_EMULATE

@@ -3,8 +3,9 @@
 // is passed); the transforms themselves are kernels/ntt.cu's.
 //
 //   residues: c mod p_i = (-1)^s sum_t c_t (2^(64t) mod p_i), c_t the 64-bit limbs (Shoup products);
-//   pointwise: a b mod p by Montgomery's product a b 2^(-64), then one Shoup product by 2^64 mod p;
-//   garner:   Garner's mixed radix (MCA 5.6): x = sum_i v_i P_i, P_i = p_0 ... p_(i-1),
+//   pointwise: a b mod p by Montgomery's product a b 2^(-64), then one Shoup product by 2^64 mod p
+//              (both in common.cuh);
+//   garner:   Garner's mixed radix ([MCA] §5.6): x = sum_i v_i P_i, P_i = p_0 ... p_(i-1),
 //             v_i = r_i g_ii - sum_(j<i) v_j g_ij mod p_i, g_ij = P_j P_i^(-1), g_ii = P_i^(-1) mod p_i;
 //             the limbs by Horner, x = (...(v_(k-1) p_(k-2) + v_(k-2)) p_(k-3) + ...) p_0 + v_0;
 //             the symmetric residue: x - M when x > floor(M/2) (M odd), as sign and magnitude.
@@ -12,25 +13,8 @@
 #define NT 256
 #endif
 
-typedef unsigned long long u64;
 // A constant and its Shoup companion floor(v 2^64 / p).
-struct __align__(16) pair { u64 v, q; };
-
-// x w mod p for any x < 2^64 (p < 2^63).
-__device__ __forceinline__ u64 mul_shoup(u64 x, pair w, u64 p) {
-    u64 r = x * w.v - __umul64hi(x, w.q) * p;
-    return r >= p ? r - p : r;
-}
-__device__ __forceinline__ u64 sub_mod(u64 a, u64 b, u64 p) { return a >= b ? a - b : a + (p - b); }
-__device__ __forceinline__ u64 add_mod(u64 a, u64 b, u64 p) { u64 s = a + b; return s >= p ? s - p : s; }
-
-// a b 2^(-64) mod p for a b < p 2^64, with pinv = -p^(-1) mod 2^64: the low words of a b and
-// m p (m = lo pinv) sum to 0 or 2^64, so (a b + m p) / 2^64 = hi + hi(m p) + [lo != 0] < 2p.
-__device__ __forceinline__ u64 mont_mul(u64 a, u64 b, u64 p, u64 pinv) {
-    u64 lo = a * b, hi = __umul64hi(a, b);
-    u64 t = hi + __umul64hi(lo * pinv, p) + (lo != 0);
-    return t >= p ? t - p : t;
-}
+typedef Shoup<u64> pair;
 
 // rows[i][off + m] = c_m mod p_i for m < len and 0 for len <= m < n, where c_m has the L limbs
 // limbs[m L ..] and the sign neg[m]; w[i L + t] = 2^(64t) mod p_i. Grid: x over m, y over i.

@@ -26,9 +26,6 @@
 #define NT 128
 #endif
 
-typedef unsigned long long u64;
-typedef unsigned char u8;
-
 // The modulus as a kernel parameter (constant bank): M' and the L limbs of m.
 struct Mod {
     u64 minv;

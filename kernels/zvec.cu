@@ -32,10 +32,6 @@
 #define PF 2
 #endif
 
-typedef unsigned long long u64;
-typedef unsigned int u32;
-typedef unsigned char u8;
-
 // (h:m:l) += x·y on 32-bit words (h never overflows: a column sums at most 2^32 products). One
 // self-contained asm statement, so the carry flag never crosses statements; ptxas fuses the first
 // two instructions into one IMAD.WIDE.U32 with carry-out, so that a 32×32-bit partial product costs

@@ -1,24 +1,29 @@
-//! CUDA kernels without a GPU: tests/<kernel>_kernels/emulate.cpp runs a kernel file's entry points
-//! on the host, thread by thread, against GMP (`g++ -std=c++17 -D<macro>=<limbs>`). The device's
-//! PTX multiply-adds are checked against the CPU path by the `gpu-tests` of src/gpu/.
+//! CUDA kernels without a GPU: tests/<kernel>_kernels/emulate.cpp runs a kernel file's device code on
+//! the host (tests/emulate_cuda.h shims the CUDA built-ins and includes kernels/common.cuh, as NVRTC
+//! sees it) and checks it against an independent host computation: GMP for zvec, zmod and gfpf, a
+//! recursive radix-2 NTT for ntt. Each is built with `g++ -std=c++17` once per set of `-D` defines
+//! (for ntt and gfpf the library's own specialisations). The device's PTX forms (carry chains,
+//! multiply-adds) are checked against the CPU path by the `gpu-tests` of src/gpu/.
+use gpmp::gfpf::Gfpf;
+use gpmp::gpu::kernels::Spec;
 use std::path::Path;
 use std::process::Command;
 
-/// Builds tests/`dir`/emulate.cpp once per value of `macro` (with kernels/ on the include path and
-/// the `extra` defines, `NAME=VALUE`) and runs it; every build and run must succeed.
-fn emulate(dir: &str, macro_name: &str, values: &[u32], extra: &[&str]) {
+/// Builds tests/`dir`/emulate.cpp once per entry of `builds` (its defines, `NAME=VALUE`), with
+/// kernels/ on the include path, and runs it; every build and run must succeed.
+fn emulate(dir: &str, builds: &[Vec<String>]) {
     if !Command::new("g++").arg("--version").output().is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: no g++");
+        eprintln!("skipped: no g++ to build the host emulation of the kernels");
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let exe_dir = std::env::current_exe().unwrap().parent().unwrap().join(dir);
     std::fs::create_dir_all(&exe_dir).unwrap();
-    for v in values {
-        let exe = exe_dir.join(format!("emulate-{macro_name}{v}{}", extra.join("-")));
+    for defines in builds {
+        let exe = exe_dir.join(format!("emulate-{}", defines.join("-").replace('=', "")));
         let out = Command::new("g++")
-            .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas", &format!("-D{macro_name}={v}")])
-            .args(extra.iter().map(|d| format!("-D{d}")))
+            .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-Wno-unknown-pragmas"])
+            .args(defines.iter().map(|d| format!("-D{d}")))
             .arg(format!("-I{}", root.join("kernels").display()))
             .arg(root.join("tests").join(dir).join("emulate.cpp"))
             .arg("-o")
@@ -26,19 +31,29 @@ fn emulate(dir: &str, macro_name: &str, values: &[u32], extra: &[&str]) {
             .arg("-lgmp")
             .output()
             .unwrap();
-        assert!(out.status.success(), "g++ failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "g++ {defines:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
         let run = Command::new(&exe).output().unwrap();
         let text = String::from_utf8_lossy(&run.stdout);
         print!("{text}");
-        assert!(run.status.success(), "{macro_name}={v}:\n{text}");
+        assert!(run.status.success(), "{dir} {defines:?}:\n{text}");
     }
+}
+
+/// One build per value of `name`, with the `extra` defines.
+fn each(name: &str, values: &[u32], extra: &[&str]) -> Vec<Vec<String>> {
+    values.iter().map(|v| std::iter::once(format!("{name}={v}")).chain(extra.iter().map(|d| d.to_string())).collect()).collect()
+}
+
+/// The defines of a library specialisation.
+fn defines(spec: &Spec) -> Vec<String> {
+    spec.defines.iter().map(|(k, v)| format!("{k}={v}")).collect()
 }
 
 /// kernels/zvec.cu: add/sub and the products, C = 1, 3, 16 limbs: the register product, and chunks
 /// of 1, 3 and 16 limbs for larger operands.
 #[test]
 fn zvec_kernels_emulated_on_the_host_match_gmp() {
-    emulate("zvec_kernels", "C", &[1, 3, 16], &[]);
+    emulate("zvec_kernels", &each("C", &[1, 3, 16], &[]));
 }
 
 /// kernels/zvec.cu's wide chunked product zv_mulw, chunks of CW = 2, 6 and 32 limbs (the 4096-bit
@@ -47,13 +62,33 @@ fn zvec_kernels_emulated_on_the_host_match_gmp() {
 /// units of 1, and of 4 columns with CW = 2, 6, 32 in units of 4.
 #[test]
 fn zvec_wide_product_emulated_on_the_host_matches_gmp() {
-    emulate("zvec_kernels", "CW", &[4, 12, 32], &[]);
-    emulate("zvec_kernels", "CW", &[12], &["ZW_U=1"]);
-    emulate("zvec_kernels", "CW", &[2, 6, 32], &["ZW_E=4", "ZW_U=4"]);
+    emulate("zvec_kernels", &each("CW", &[4, 12, 32], &[]));
+    emulate("zvec_kernels", &each("CW", &[12], &["ZW_U=1"]));
+    emulate("zvec_kernels", &each("CW", &[2, 6, 32], &["ZW_E=4", "ZW_U=4"]));
 }
 
 /// kernels/zmod.cu: mulmod and powm for moduli of 1..L limbs padded to L = 1, 2, 5, 16.
 #[test]
 fn zmod_kernels_emulated_on_the_host_match_gmp() {
-    emulate("zmod_kernels", "L", &[1, 2, 5, 16], &[]);
+    emulate("zmod_kernels", &each("L", &[1, 2, 5, 16], &[]));
+}
+
+/// kernels/ntt.cu, every specialisation the library compiles (64-bit words lazy and canonical,
+/// 32-bit words): both pass kernels, one to three passes, forward and inverse, against a host NTT.
+#[test]
+fn ntt_kernels_emulated_on_the_host_match_a_host_ntt() {
+    let specs = gpmp::gpu::ntt::specs();
+    assert_eq!(specs.len(), 3);
+    emulate("ntt_kernels", &specs.iter().map(defines).collect::<Vec<_>>());
+}
+
+/// kernels/gfpf.cu's field arithmetic (add, sub, mul, neg, multiplication by powers of r, the DFT
+/// butterfly halves) for P3, P4, k = 2 and 4 (r close to 2^64) and r = 6, k = 2, each with the
+/// library's specialisation of its field, against GMP modulo r^k + 1.
+#[test]
+fn gfpf_kernels_emulated_on_the_host_match_gmp() {
+    let fields = [Gfpf::builtin(8), Gfpf::builtin(16), Gfpf::builtin(2), Gfpf::builtin(4), Gfpf::new(6, 2)];
+    let builds: Vec<Vec<String>> =
+        fields.iter().map(|f| f.as_ref().unwrap()).map(|f| defines(&gpmp::gpu::gfpf::spec(f.radix(), f.k()))).collect();
+    emulate("gfpf_kernels", &builds);
 }

@@ -8,6 +8,7 @@
 //! one `key<TAB>choice` line each; `GPMP_KERNEL_CACHE=off` keeps them in memory only);
 //! `GPMP_AUTOTUNE=off` disables the search (the first candidate, the static default, is used).
 use super::device::Device;
+use super::kernels::Spec;
 use super::{compile, driver_err};
 use crate::Result;
 use cudarc::driver::{CudaFunction, CudaStream};
@@ -71,7 +72,7 @@ fn disk_file() -> Option<std::path::PathBuf> {
 
 /// The key of a decision: `what` (kernel and size class) with the device's architecture and
 /// driver and the compile options of the kernel's module. Tabs and newlines become spaces.
-pub fn key(dev: &Device, spec: &compile::Spec, what: &str) -> String {
+pub fn key(dev: &Device, spec: &Spec, what: &str) -> String {
     let opts = compile::options(spec, &dev.arch()).map(|o| o.join(" ")).unwrap_or_default();
     format!("{what} | {} | {opts} | driver {}", dev.name, dev.driver_version).replace(['\t', '\n'], " ")
 }

@@ -27,8 +27,8 @@
 //! [`start`] returns after the operands have been read (so an output may alias them); [`Product::finish`]
 //! checks the device work for errors before writing anything into the output. `GPMP_TRACE=1` prints
 //! the stage times of every call to stderr.
-use super::compile::Spec;
 use super::device::{self, Device};
+use super::kernels::{Kernel, Spec};
 use super::ntt::Plan;
 use super::{driver_err, shield};
 use crate::nmod::prime::{fourier_primes, invmod, mulmod, neg_inverse, primitive_root_of_unity, shoup};
@@ -53,6 +53,9 @@ pub const CHUNK: usize = 1 << 20;
 const SLOTS: usize = 4;
 /// Largest transform length (log2): 2^32 | p_i − 1.
 const MAX_LOGN: u32 = 32;
+
+/// `kernels/bigmul.cu`: residues, pointwise products, CRT and carry resolution of one big-integer product.
+pub static KERNEL: Kernel = Kernel { file: "bigmul.cu", source: include_str!("../../kernels/bigmul.cu"), int128: false, specs };
 
 /// The specialisation of `kernels/bigmul.cu`.
 pub fn specs() -> Vec<Spec> {

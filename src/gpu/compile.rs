@@ -1,10 +1,12 @@
-//! Kernel compilation: the CUDA C files of `kernels/` are embedded in the library, specialised by
-//! `-D` defines, compiled by NVRTC to PTX for the device's compute capability at first use, and
-//! cached twice: loaded modules in memory per device, PTX on disk under `$XDG_CACHE_HOME/gpmp` (or
-//! `~/.cache/gpmp`). A disk entry is keyed by the source, the options, the architecture, the NVRTC
-//! version and the driver version; its file holds the whole key and is used only on an exact match.
-//! `GPMP_KERNEL_CACHE=off` disables the disk cache.
+//! Kernel compilation: the CUDA C files of `kernels/` (listed in [`super::kernels`]) are embedded in
+//! the library, specialised by `-D` defines, compiled by NVRTC to PTX for the device's compute
+//! capability at first use, `kernels/common.cuh` prepended, and cached twice: loaded modules in
+//! memory per device, PTX on disk under `$XDG_CACHE_HOME/gpmp` (or `~/.cache/gpmp`). A disk entry
+//! is keyed by the full compiled text (common header and source), the options, the architecture,
+//! the NVRTC version and the driver version; its file holds the whole key and is used only on an
+//! exact match. `GPMP_KERNEL_CACHE=off` disables the disk cache.
 use super::device::{nvrtc_present, Device};
+use super::kernels::{self, all_specs, Kernel, Spec, COMMON};
 use super::{driver_err, shield};
 use crate::{Error, Result};
 use cudarc::driver::CudaModule;
@@ -12,66 +14,21 @@ use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// One CUDA C file of `kernels/`.
-pub struct Source {
-    pub name: &'static str,
-    pub text: &'static str,
-    /// Whether it uses `__int128` (then NVRTC needs `--device-int128`).
-    pub int128: bool,
-}
-
-/// `kernels/ntt.cu`: batched Stockham NTT passes.
-pub static NTT: Source = Source { name: "ntt.cu", text: include_str!("../../kernels/ntt.cu"), int128: false };
-
-/// `kernels/gfpf.cu`: generalized Fermat prime field FFT stages and elementwise arithmetic.
-pub static GFPF: Source = Source { name: "gfpf.cu", text: include_str!("../../kernels/gfpf.cu"), int128: true };
-
-/// `kernels/zvec.cu`: element-wise integer arithmetic on word-major batches.
-pub static ZVEC: Source = Source { name: "zvec.cu", text: include_str!("../../kernels/zvec.cu"), int128: false };
-
-/// `kernels/zmod.cu`: Montgomery mulmod and powm on word-major batches.
-pub static ZMOD: Source = Source { name: "zmod.cu", text: include_str!("../../kernels/zmod.cu"), int128: false };
-
-/// `kernels/multimod.cu`: residues, pointwise products and Garner's CRT of the GPU Z\[x\] product.
-pub static MULTIMOD: Source = Source { name: "multimod.cu", text: include_str!("../../kernels/multimod.cu"), int128: false };
-
-/// `kernels/bigmul.cu`: residues, pointwise products, CRT and carry resolution of one big-integer product.
-pub static BIGMUL: Source = Source { name: "bigmul.cu", text: include_str!("../../kernels/bigmul.cu"), int128: false };
-
-/// A source and its `-D` defines: one compiled module.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Spec {
-    pub source: &'static str,
-    pub defines: Vec<(&'static str, i64)>,
-}
-
-fn source(name: &str) -> Result<&'static Source> {
-    [&NTT, &GFPF, &ZVEC, &ZMOD, &MULTIMOD, &BIGMUL]
-        .into_iter()
-        .find(|s| s.name == name)
-        .ok_or_else(|| Error::Internal(format!("no kernel source {name}")))
-}
-
-/// Every specialisation the library can request (`gpmp_gpu_warmup` loads them all; CI compiles them).
-pub fn all_specs() -> Vec<Spec> {
-    let mut v = super::ntt::specs();
-    v.extend(super::gfpf::specs());
-    v.extend(super::zvec::specs());
-    v.extend(super::zmod::specs());
-    v.extend(super::multimod::specs());
-    v.extend(super::bigmul::specs());
-    v
-}
-
 /// NVRTC options for `spec` on `arch` (e.g. "sm_90").
 pub fn options(spec: &Spec, arch: &str) -> Result<Vec<String>> {
-    let src = source(spec.source)?;
+    let src = kernels::find(spec.source)?;
     let mut o = vec![format!("--gpu-architecture={arch}"), "--std=c++17".to_string()];
     if src.int128 {
         o.push("--device-int128".into());
     }
     o.extend(spec.defines.iter().map(|(k, v)| format!("-D{k}={v}")));
     Ok(o)
+}
+
+/// What NVRTC compiles for `src`: the common header, then the file, its lines numbered as in
+/// `kernels/` (so that compiler messages point into the right file and line).
+fn compiled_text(src: &Kernel) -> String {
+    format!("#line 1 \"common.cuh\"\n{COMMON}\n#line 1 \"{}\"\n{}", src.file, src.source)
 }
 
 /// "major.minor" of the loaded libnvrtc.
@@ -107,10 +64,11 @@ pub fn ptx(spec: &Spec, arch: &str, driver: Option<i32>) -> Result<String> {
     if !nvrtc_present() {
         return Err(Error::NoCudaDevice("libnvrtc cannot be loaded, so no kernel can be compiled".into()));
     }
-    let src = source(spec.source)?;
+    let src = kernels::find(spec.source)?;
     let opts = options(spec, arch)?;
-    let key = format!("gpmp kernel {}\n{}\nnvrtc {}\ndriver {driver:?}\n{}", src.name, opts.join(" "), nvrtc_version()?, src.text);
-    let file = cache_dir().map(|d| d.join(format!("{}-{arch}-{:016x}.ptx", src.name.trim_end_matches(".cu"), fnv1a(&key))));
+    let text = compiled_text(src);
+    let key = format!("gpmp kernel {}\n{}\nnvrtc {}\ndriver {driver:?}\n{text}", src.file, opts.join(" "), nvrtc_version()?);
+    let file = cache_dir().map(|d| d.join(format!("{}-{arch}-{:016x}.ptx", src.file.trim_end_matches(".cu"), fnv1a(&key))));
     if let Some(f) = &file {
         if let Ok(text) = std::fs::read_to_string(f) {
             if let Some(ptx) = text.strip_prefix(&key).and_then(|t| t.strip_prefix('\0')) {
@@ -119,10 +77,10 @@ pub fn ptx(spec: &Spec, arch: &str, driver: Option<i32>) -> Result<String> {
         }
     }
     let compiled = shield("NVRTC", || {
-        let o = CompileOptions { options: opts.clone(), name: Some(src.name.to_string()), ..Default::default() };
-        compile_ptx_with_opts(src.text, o).map(|p| p.to_src()).map_err(|e| match e {
+        let o = CompileOptions { options: opts.clone(), name: Some(src.file.to_string()), ..Default::default() };
+        compile_ptx_with_opts(&text, o).map(|p| p.to_src()).map_err(|e| match e {
             CompileError::CompileError { log, .. } => {
-                Error::Cuda(format!("NVRTC cannot compile {} with {}:\n{}", src.name, opts.join(" "), log.to_string_lossy()))
+                Error::Cuda(format!("NVRTC cannot compile {} with {}:\n{}", src.file, opts.join(" "), log.to_string_lossy()))
             }
             e => Error::Cuda(format!("NVRTC: {e}")),
         })
@@ -193,7 +151,7 @@ mod tests {
             Err(Error::Cuda(msg)) => assert!(msg.contains("GPMP_FORCE_ERROR"), "{msg}"),
             other => panic!("expected a compile error, got {other:?}"),
         }
-        assert!(matches!(source("nope.cu"), Err(Error::Internal(_))));
+        assert!(matches!(kernels::find("nope.cu"), Err(Error::Internal(_))));
     }
 
     /// The disk cache: a compile leaves one file holding key and PTX, a second request is served
@@ -221,6 +179,8 @@ mod tests {
         assert_eq!(files.len(), 1);
         let text = std::fs::read_to_string(&files[0]).unwrap();
         assert!(text.starts_with("gpmp kernel ntt.cu\n") && text.ends_with(&fresh));
+        // The key holds everything NVRTC compiled: the common header and the kernel file.
+        assert!(text.contains(COMMON) && text.contains(kernels::find("ntt.cu").unwrap().source));
         assert_eq!(ptx(spec, "sm_90", Some(1)).unwrap(), fresh);
         // A stale entry (same file name, other key) is recompiled, not trusted.
         std::fs::write(&files[0], format!("another key\0{}", "garbage")).unwrap();

@@ -15,8 +15,9 @@
 //! last stage's table (every entry then is a product: DFT is linear). Between stages the data are
 //! digit-major (digit d of element i at d·N + i); the first stage reads and the last one writes in
 //! the caller's layout.
-use super::compile::{self, Spec};
+use super::compile;
 use super::device::{self, Device};
+use super::kernels::{Kernel, Spec};
 use super::{driver_err, shield};
 use crate::gfpf::{builtin, Gfpf};
 use crate::runtime;
@@ -37,6 +38,9 @@ pub enum Op {
     Sub = 1,
     Mul = 2,
 }
+
+/// `kernels/gfpf.cu`: the FFT stages and the elementwise arithmetic of r^k + 1, one specialisation per field.
+pub static KERNEL: Kernel = Kernel { file: "gfpf.cu", source: include_str!("../../kernels/gfpf.cu"), int128: true, specs };
 
 /// The kernel specialisation for r^k + 1: k, log2 k, r, the reciprocal v = ⌊(2^128 − 1)/d⌋ − 2^64
 /// of the normalized d = r·2^sh (Möller–Granlund, as `gfpf::arith`) and sh.

@@ -3,7 +3,8 @@
 //!
 //! - [`device`]: discovery, one lazily created context per device, the current device;
 //! - [`autotune`]: launch parameters from kernel resources and occupancy, empirical search at first use;
-//! - [`compile`]: the CUDA C kernels of `kernels/`, compiled by NVRTC at first use and cached;
+//! - [`kernels`]: the registry of the CUDA C files of `kernels/`, each declared by its engine;
+//! - [`compile`]: those files, `kernels/common.cuh` prepended, compiled by NVRTC at first use and cached;
 //! - [`ntt`]: batched word-size NTTs on the device;
 //! - [`gfpf`]: the generalized Fermat prime field FFT and elementwise arithmetic on the device;
 //! - [`zvec`]: `gpmp_zvec` in device memory (element-wise integer arithmetic);
@@ -20,6 +21,7 @@ pub mod bigmul;
 pub mod compile;
 pub mod device;
 pub mod gfpf;
+pub mod kernels;
 pub mod multimod;
 pub mod ntt;
 pub mod zmod;

@@ -28,8 +28,8 @@
 //! (`Cut`): the transforms for a group of primes at a time, their rows parked in host memory, then
 //! the CRT block by block; one whose inputs and two rows, or whose parked rows (in half the host
 //! memory), do not fit fails with `OutOfMemory` before any large allocation.
-use super::compile::Spec;
 use super::device::{self, Device};
+use super::kernels::{Kernel, Spec};
 use super::ntt::Plan;
 use super::{driver_err, shield};
 use crate::int::{ceil_log2, limbs_for_bits, product_bits, IntRef, ZSlab};
@@ -51,6 +51,9 @@ pub const MAX_PRIMES: usize = 2048;
 const NT: u32 = 256;
 /// Words per staging chunk (8 MiB): the copy of one chunk overlaps the transfer of the next.
 const CHUNK: usize = 1 << 20;
+
+/// `kernels/multimod.cu`: residues, pointwise products and Garner's CRT of the Z\[x\] product.
+pub static KERNEL: Kernel = Kernel { file: "multimod.cu", source: include_str!("../../kernels/multimod.cu"), int128: false, specs };
 
 /// The specialisations of `kernels/multimod.cu`.
 pub fn specs() -> Vec<Spec> {

@@ -5,22 +5,22 @@
 //! The transform is a sequence of radix-R Stockham passes (`kernels/ntt.cu`), each reading and
 //! writing every word once, in 32-bit words and arithmetic when p < 2^31, else 64-bit, with lazy
 //! reduction (values in [0, 2p) between stages) in 64-bit words when p < 2^62 (in 32-bit words the
-//! canonical kernel is faster: 2^24 points at 30 bits, v7/3, 0.212 ms against 0.236 lazy). A [`Variant`]
-//! is the kernel (v7 `ntt_pass7`, for n ≤ 2^32: v6 with roots at a compile-time stride and a
-//! branch-free inter-pass twiddle in 32-bit index arithmetic; v6 `ntt_pass6`: compile-time radix,
-//! first and last register chunks fused with the global load and store; v5 `ntt_pass`: the
-//! generic kernel) and the number of passes, of nearly equal radix ≤ 2^12 (2^13 in 32-bit words).
-//! The default is v7 (v6 above 2^32) with one pass up to 2^12 (2^13) and ⌈k/10⌉ passes above
-//! (2^24 = 3 passes of 2^8); at first use per size class [`autotune`] times the candidates
-//! (fewest passes, one more, the older kernels) and keeps the fastest.
+//! canonical reduction is the faster). A [`Variant`] is the kernel ([`PassKernel`]: `ntt_pass` for
+//! n ≤ 2^32, with 32-bit exponents and offsets, `ntt_pass_long` above) and the number of passes, of
+//! nearly equal radix ≤ 2^12 (2^13 in 32-bit words). The default has one pass up to 2^12 (2^13) and
+//! ⌈k/10⌉ passes above (2^24 = 3 passes of 2^8); at first use per size class [`autotune`] times
+//! the candidates (the default, the fewest passes, one more) and keeps the fastest.
 //! Twiddles are precomputed on the host with their Shoup companions ⌊t·2^bits/p⌋: the DFT_R roots
-//! (R/2 of them for each radix R ≤ 2^12 or n, compact per radix) and w^e for e < n as a product of two tables of about √n entries each.
+//! (R/2 of them for each radix R ≤ 2^12 or n, compact per radix) and w^e for e < n as a product of
+//! two tables of about √n entries each.
 //! [`ntt_many`] splits a batch that does not fit in free device memory.
-use super::compile::{self, Spec};
+use super::compile;
 use super::device::{self, Device};
+use super::kernels::{Kernel, Spec};
 use super::{autotune, driver_err, shield};
 use crate::int::try_zeroed;
 use crate::nmod::prime::{invmod, is_prime, mulmod, powmod};
+use crate::tuning::GPU_NTT_MIN_BLOCKS_PER_SM;
 use crate::{invalid, Error, Result};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
@@ -76,16 +76,6 @@ fn loge(word_bits: u32) -> u32 {
     }
 }
 
-/// Blocks per SM the kernel's register allocation must allow (`MINB`; 256 threads each, so at
-/// most 65536/(256·MINB) registers a thread). Measured on the H100 at 2^24 (bench/results/gpu-h100.md):
-/// 4 for both word sizes, with v5 (64-bit: 1 and 3 slower; 32-bit: 5 and 6 slower) and with v6 (3 and
-/// 5 slower). `GPMP_NTT_MINB64` / `GPMP_NTT_MINB32` override it, for tuning on other devices (each
-/// value is another compiled module, so the autotuner does not search it).
-fn minb(word_bits: u32) -> u32 {
-    let var = format!("GPMP_NTT_MINB{word_bits}");
-    std::env::var(var).ok().and_then(|v| v.parse().ok()).filter(|&b| (1..=8).contains(&b)).unwrap_or(4)
-}
-
 /// Dynamic shared memory of a pass of radix 2^logr, in bytes: E words and one pad word per group
 /// when a block holds several groups.
 fn shared_bytes(word_bits: u32, logr: u32) -> u32 {
@@ -101,10 +91,13 @@ fn spec(word_bits: u32, lazy: bool) -> Spec {
         ("WORD", word_bits as i64),
         ("LOGE", loge(word_bits) as i64),
         ("NT", NT as i64),
-        ("MINB", minb(word_bits) as i64),
+        ("MINB", GPU_NTT_MIN_BLOCKS_PER_SM as i64),
     ];
     Spec { source: "ntt.cu", defines }
 }
+
+/// `kernels/ntt.cu`: batched Stockham NTT passes.
+pub static KERNEL: Kernel = Kernel { file: "ntt.cu", source: include_str!("../../kernels/ntt.cu"), int128: false, specs };
 
 /// Every specialisation this module can request.
 pub fn specs() -> Vec<Spec> {
@@ -131,42 +124,62 @@ pub fn passes(logn: u32, p: u64) -> usize {
     pass_radices(logn, loge(if p < 1 << 31 { 32 } else { 64 })).len()
 }
 
-/// The kernels, by index in [`Variant::kernel`] − 5.
-const KERNELS: [&str; 3] = ["ntt_pass", "ntt_pass6", "ntt_pass7"];
+/// The pass kernels of `kernels/ntt.cu` (same arguments and results).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassKernel {
+    /// `ntt_pass`: for n ≤ 2^32 (exponents and word offsets in 32 bits, the DFT roots at a
+    /// compile-time stride, the pass twiddle without branches).
+    Short,
+    /// `ntt_pass_long`: for any n (64-bit exponents and offsets).
+    Long,
+}
 
-/// A pass structure: the kernel (7 `ntt_pass7`, 6 `ntt_pass6` or 5 `ntt_pass`) and the number of
-/// passes.
+impl PassKernel {
+    /// The kernel's name in `kernels/ntt.cu`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PassKernel::Short => "ntt_pass",
+            PassKernel::Long => "ntt_pass_long",
+        }
+    }
+
+    /// The kernel for transforms of length 2^logn.
+    fn for_length(logn: u32) -> PassKernel {
+        if logn <= 32 {
+            PassKernel::Short
+        } else {
+            PassKernel::Long
+        }
+    }
+}
+
+/// A pass structure: the kernel and the number of passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
-    pub kernel: u32,
+    pub kernel: PassKernel,
     pub passes: u32,
 }
 
 impl Variant {
     pub fn label(&self) -> String {
-        format!("v{}/{}", self.kernel, self.passes)
+        format!("{}/{}", self.kernel.name(), self.passes)
     }
 }
 
-/// The candidates for length 2^logn, the default first: the newest kernel (v7 for n ≤ 2^32, its
-/// exponents being 32-bit, else v6) with the default passes, with the fewest passes and one more
-/// (from 2^10 on), then v6 (when v7 leads) and v5 with the default passes.
+/// The candidates for length 2^logn, the default first: the kernel for the length with the
+/// default passes, with the fewest passes and one more (from 2^10 on).
 fn variants(logn: u32, loge: u32) -> Vec<Variant> {
-    let d = pass_radices(logn, loge).len() as u32;
-    let top = if logn <= 32 { 7 } else { 6 };
-    let mut v = vec![Variant { kernel: top, passes: d }];
+    let kernel = PassKernel::for_length(logn);
+    let mut passes = vec![pass_radices(logn, loge).len() as u32];
     if logn >= 10 {
         let kmin = logn.div_ceil(loge);
         for k in [kmin, kmin + 1] {
-            if !v.iter().any(|x| x.passes == k) {
-                v.push(Variant { kernel: top, passes: k });
+            if !passes.contains(&k) {
+                passes.push(k);
             }
         }
     }
-    for kernel in (5..top).rev() {
-        v.push(Variant { kernel, passes: d });
-    }
-    v
+    passes.into_iter().map(|passes| Variant { kernel, passes }).collect()
 }
 
 /// ⌊t·2^bits/p⌋, the Shoup companion of t < p (bits = 32 needs p < 2^31, 64 needs p < 2^63).
@@ -210,9 +223,9 @@ pub struct Plan<W: Word> {
     tlo: CudaSlice<W>,
     thi: CudaSlice<W>,
     scale: (u64, u64),
-    /// `ntt_pass` (v5), `ntt_pass6` (v6) and `ntt_pass7` (v7).
-    funcs: [CudaFunction; 3],
-    /// The launchable candidates, the default first.
+    /// `ntt_pass` and `ntt_pass_long`, when they can be launched on the device.
+    funcs: [Option<CudaFunction>; 2],
+    /// The candidates, the default first.
     variants: Vec<Variant>,
     /// The autotuner's key without the size class.
     key: String,
@@ -242,16 +255,22 @@ impl<W: Word> Plan<W> {
         let spec = spec(W::BITS, W::BITS == 64 && p >> 62 == 0);
         let module = compile::module(dev, &spec)?;
         let load = |name| module.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e));
-        let funcs = [load(KERNELS[0])?, load(KERNELS[1])?, load(KERNELS[2])?];
         // Launch shape from the kernels' resources: a kernel that cannot keep one block of NT
         // threads with the largest shared-memory request resident is never launched.
         let shared = shared_bytes(W::BITS, logr0) as usize;
-        let mut launchable = [false; 3];
-        for (ok, f) in launchable.iter_mut().zip(&funcs) {
-            *ok = autotune::resources(dev, f, NT, shared)?.blocks_per_sm > 0;
+        let mut funcs = [None, None];
+        for (f, kernel) in funcs.iter_mut().zip([PassKernel::Short, PassKernel::Long]) {
+            let func = load(kernel.name())?;
+            if autotune::resources(dev, &func, NT, shared)?.blocks_per_sm > 0 {
+                *f = Some(func);
+            }
         }
-        let variants: Vec<Variant> = variants(logn, loge(W::BITS)).into_iter().filter(|v| launchable[v.kernel as usize - 5]).collect();
-        if variants.is_empty() {
+        let mut variants = variants(logn, loge(W::BITS));
+        if funcs[variants[0].kernel as usize].is_none() {
+            // The long kernel runs any length.
+            variants.iter_mut().for_each(|v| v.kernel = PassKernel::Long);
+        }
+        if funcs[PassKernel::Long as usize].is_none() && variants[0].kernel == PassKernel::Long {
             return Err(Error::Cuda(format!("no NTT kernel can run on {} with {NT} threads a block", dev.name)));
         }
         let key = autotune::key(dev, &spec, &format!("ntt 2^{logn}"));
@@ -329,7 +348,18 @@ impl<W: Word> Plan<W> {
         Ok((a, b))
     }
 
-    /// [`Plan::run`] with the pass structure `v` (one of [`Plan::variants`]).
+    /// The candidates and, for lengths up to 2^32, the same pass structures with the long kernel
+    /// (which runs any length), for tests.
+    #[cfg(test)]
+    fn every_variant(&self) -> Vec<Variant> {
+        let long = self.variants.iter().map(|v| Variant { kernel: PassKernel::Long, passes: v.passes });
+        let mut all = self.variants.clone();
+        all.extend(long.filter(|v| self.funcs[PassKernel::Long as usize].is_some() && !self.variants.contains(v)));
+        all
+    }
+
+    /// [`Plan::run`] with the pass structure `v`: one of [`Plan::variants`], or one of their
+    /// pass counts with the long kernel.
     pub fn run_variant(
         &self,
         stream: &Arc<CudaStream>,
@@ -342,10 +372,12 @@ impl<W: Word> Plan<W> {
         if x.len() < total || y.len() < total {
             return invalid!("device buffers hold {} and {} words, {total} needed", x.len(), y.len());
         }
-        if !self.variants.contains(&v) {
+        let Some(func) = self.funcs[v.kernel as usize].as_ref().filter(|_| self.variants.iter().any(|c| c.passes == v.passes)) else {
             return invalid!("{v:?} is not a pass structure of this plan");
+        };
+        if v.kernel == PassKernel::Short && self.logn > 32 {
+            return invalid!("{v:?}: ntt_pass needs n <= 2^32");
         }
-        let func = &self.funcs[v.kernel as usize - 5];
         let mut in_y = false;
         let mut logns = 0;
         let radices = balanced(self.logn, v.passes);
@@ -364,10 +396,10 @@ impl<W: Word> Plan<W> {
             let mut b = stream.launch_builder(func);
             b.arg(src).arg(dst).arg(&self.p).arg(&self.logn).arg(&logr).arg(&logns).arg(&groups);
             b.arg(&roots).arg(&logr).arg(&self.tlo).arg(&self.thi).arg(&self.logl).arg(&scale).arg(&scaleq);
-            // SAFETY: the arguments match the signature of the three kernels; src and dst hold
-            // `total` words and every index the kernels form is below `total` (b < count,
-            // j < n/R, r, k < R); logr ≤ LOGE, `roots` holds the R/2 roots of radix R (v7 reads
-            // them at stride 1: logr0 = logr), and v7 runs only for n ≤ 2^32.
+            // SAFETY: the arguments match the signature of both kernels; src and dst hold `total`
+            // words and every index the kernels form is below `total` (b < count, j < n/R,
+            // r, k < R); logr ≤ LOGE, `roots` holds the R/2 roots of radix R (read at stride 1:
+            // logr0 = logr), and `ntt_pass` runs only for n ≤ 2^32.
             unsafe { b.launch(cfg) }.map_err(|e| driver_err("ntt_pass launch", e))?;
             in_y = !in_y;
             logns += logr;
@@ -510,10 +542,9 @@ mod tests {
         for bits in [32, 64] {
             for logn in 1..=MAX_LOGN {
                 let v = variants(logn, loge(bits));
-                let top = if logn <= 32 { 7 } else { 6 };
-                assert_eq!(v[0], Variant { kernel: top, passes: pass_radices(logn, loge(bits)).len() as u32 });
-                assert!((5..=top).all(|k| v.iter().any(|x| x.kernel == k)), "every kernel up to v{top} is a candidate");
-                assert!(v.iter().all(|x| x.kernel <= top), "v7 only up to 2^32");
+                let kernel = if logn <= 32 { PassKernel::Short } else { PassKernel::Long };
+                assert_eq!(v[0], Variant { kernel, passes: pass_radices(logn, loge(bits)).len() as u32 });
+                assert!(v.iter().all(|x| x.kernel == kernel), "ntt_pass only up to 2^32, ntt_pass_long above");
                 for x in &v {
                     let r = balanced(logn, x.passes);
                     assert_eq!(r.iter().sum::<u32>(), logn);
@@ -659,8 +690,8 @@ mod tests {
             }
         }
 
-        /// Every candidate pass structure of the plan (v7, v6 and v5, each pass count the autotuner may
-        /// pick) against the naive DFT, at every length up to 2^13 and counts 1 and 3 (partial
+        /// Every candidate pass structure of the plan (each pass count the autotuner may pick, with
+        /// `ntt_pass` and with `ntt_pass_long`) against the naive DFT, at every length up to 2^13 and counts 1 and 3 (partial
         /// blocks), sampled at 2^16..2^24 (two and three passes), for primes of both word sizes (lazy
         /// and canonical 64-bit kernels); the inverse plan restores the input.
         #[test]
@@ -733,8 +764,8 @@ mod tests {
             let inv = Plan::<W>::new(dev, stream, n, w, p, true).unwrap();
             let host: Vec<W> = x.iter().map(|&v| W::from_u64(v)).collect();
             let (mut a, mut b) = buffers::<W>(stream, x.len()).unwrap();
-            for &v in fwd.variants() {
-                for &vi in inv.variants() {
+            for v in fwd.every_variant() {
+                for vi in inv.every_variant() {
                     stream.memcpy_htod(&host, &mut a).unwrap();
                     let in_b = fwd.run_variant(stream, v, count, &mut a, &mut b).unwrap();
                     let y: Vec<u64> = stream.clone_dtoh(if in_b { &b } else { &a }).unwrap().into_iter().map(W::to_u64).collect();

@@ -8,7 +8,8 @@
 //!
 //! Host side: M' = −m^(−1) mod 2^64 ([`neg_inverse`]) and the table R^(k+1) mod m ([`powers`]) that
 //! the kernels use to reduce inputs of k·L limbs and more and to enter the Montgomery form.
-use super::compile::{self, Spec};
+use super::compile;
+use super::kernels::{Kernel, Spec};
 use super::zvec::DevVec;
 use super::{driver_err, shield};
 use crate::int::{mag_bits, normalized};
@@ -33,6 +34,9 @@ pub fn spec_limbs(l: usize) -> Option<usize> {
         _ => None,
     }
 }
+
+/// `kernels/zmod.cu`: Montgomery mulmod and powm on word-major batches, one specialisation per padded modulus size.
+pub static KERNEL: Kernel = Kernel { file: "zmod.cu", source: include_str!("../../kernels/zmod.cu"), int128: false, specs };
 
 fn spec(l: usize) -> Spec {
     Spec { source: "zmod.cu", defines: vec![("L", l as i64), ("NT", NT as i64)] }
@@ -164,13 +168,8 @@ mod tests {
 
     #[test]
     fn negative_inverse_is_exact() {
-        let mut x = 0x1234_5678_9abc_def1u64;
-        for m0 in [1u64, 3, 5, u64::MAX, 1 << 63 | 1].into_iter().chain((0..1000).map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x | 1
-        })) {
+        let mut rng = crate::testing::Rng(0x1234_5678_9abc_def1);
+        for m0 in [1u64, 3, 5, u64::MAX, 1 << 63 | 1].into_iter().chain((0..1000).map(|_| rng.next() | 1)) {
             assert_eq!(m0.wrapping_mul(neg_inverse(m0)), u64::MAX, "{m0:#x}"); // m0·M' ≡ −1
         }
     }

@@ -8,10 +8,15 @@
 //!
 //! All zvec work of a device goes to one stream of its own, in call order; host reads
 //! ([`DevVec::download`]) wait for it.
-use super::compile::{self, Spec};
+use super::compile;
 use super::device::{self, Device};
+use super::kernels::{Kernel, Spec};
 use super::{driver_err, shield};
 use crate::int::limbs_for_bits;
+use crate::tuning::{
+    GPU_ZVEC_MULC_MIN_BLOCKS_PER_SM, GPU_ZVEC_MULW_CHUNK_LIMBS, GPU_ZVEC_MULW_MIN_BLOCKS_PER_SM, GPU_ZVEC_MULW_MIN_LIMBS,
+    GPU_ZVEC_MULW_UNIT, GPU_ZVEC_MUL_ACCUMULATORS, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM, GPU_ZVEC_PREFETCH,
+};
 use crate::{invalid, Error, Result};
 use cudarc::driver::{result, sys, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use std::collections::HashMap;
@@ -19,122 +24,65 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 /// Threads per block (`NT` in the kernel).
 const NT: u32 = 128;
-/// Operands of up to this many limbs (1024 bits) are multiplied with both in registers; above,
-/// chunks of a of [`chunk`] limbs slide along b. (32 limbs in registers took 230 registers a
-/// thread and ran at a quarter of CGBN's rate on the H100, bench/results/gpu-h100.md.)
+/// Operands of up to this many limbs (1024 bits) are multiplied with both in registers (`zv_mul`);
+/// above, chunks of this many limbs of a slide along b (`zv_mulc`), and from
+/// [`GPU_ZVEC_MULW_MIN_LIMBS`] wider chunks against a shared-memory ring of b (`zv_mulw`).
 const MAX_REG: usize = 16;
-
-/// A tuning knob from the environment: `name` parsed, if within `range`.
-fn knob(name: &str, range: std::ops::RangeInclusive<usize>) -> Option<usize> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok()).filter(|c| range.contains(c))
-}
-
-/// Limbs per chunk above [`MAX_REG`]: 16, or env `GPMP_ZVEC_CHUNK` (1..=16, for tuning).
-fn chunk() -> usize {
-    static C: OnceLock<usize> = OnceLock::new();
-    *C.get_or_init(|| knob("GPMP_ZVEC_CHUNK", 1..=MAX_REG).unwrap_or(MAX_REG))
-}
-
-/// Compile-time tuning of the register product and add/sub (`chunked` false) or of the chunked
-/// product: (`MINB`, `ZV_ACC`), the minimum resident blocks per SM asked of the compiler, which
-/// caps registers at 65536 / (MINB·NT), and the independent accumulators of a product column.
-/// Defaults measured on the H100 (bench/results/gpu-h100.md, "zmul" section): (5, 1), 96
-/// registers, 4.2e9 products/s at 1024 bits against 3.5e9 with (1, 2) at 144 registers; (4, 1)
-/// chunked, 128 registers: 1.00e9 at 2048 bits and 2.46e8 at 4096, against 0.89e9 and 2.17e8 with
-/// (1, 2) at 142 registers. Env `GPMP_ZVEC_MINB` / `GPMP_ZVEC_ACC` (register) and
-/// `GPMP_ZVEC_MINBC` / `GPMP_ZVEC_ACCC` (chunked) override them, for tuning.
-fn tuning(chunked: bool) -> (usize, usize) {
-    static T: OnceLock<[(usize, usize); 2]> = OnceLock::new();
-    T.get_or_init(|| {
-        [
-            (knob("GPMP_ZVEC_MINB", 1..=16).unwrap_or(5), knob("GPMP_ZVEC_ACC", 1..=4).unwrap_or(1)),
-            (knob("GPMP_ZVEC_MINBC", 1..=16).unwrap_or(4), knob("GPMP_ZVEC_ACCC", 1..=4).unwrap_or(1)),
-        ]
-    })[usize::from(chunked)]
-}
-
-/// Limb columns of b and of the partial product that the chunked product loads ahead of their use
-/// (`PF` in the kernel): 2, or env `GPMP_ZVEC_PF` (1..=8, for tuning). Measured on the H100
-/// (bench/results/gpu-h100.md, "zmul4k" section): 4096 bits 3.59–3.64 ms per 2^20 products with 2
-/// against 4.26 ms without prefetching; 1, 3, 4 gave 3.82, 3.56–3.59, 3.64 ms.
-fn prefetch() -> usize {
-    static P: OnceLock<usize> = OnceLock::new();
-    *P.get_or_init(|| knob("GPMP_ZVEC_PF", 1..=8).unwrap_or(2))
-}
-
-/// Limb count from which products use the wide chunked kernel `zv_mulw` (chunks of 32 limbs
-/// against a ring of b's digits in shared memory: 3.6 KB moved per 4096-bit product against 6.6 KB
-/// for `zv_mulc`): 33, or env `GPMP_ZVEC_WIDE` (17..=2^20; for tuning). Measured on the H100
-/// (bench/results/gpu-h100.md, "zmul5" section): 4096 bits 3.52–3.54 ms per 2^20 products against
-/// 3.62–3.64 with `zv_mulc`; 2048 bits 1.09 ms against 0.89–0.92, so `zv_mulc` keeps 2048 bits.
-fn wide_from() -> usize {
-    static W: OnceLock<usize> = OnceLock::new();
-    *W.get_or_init(|| knob("GPMP_ZVEC_WIDE", MAX_REG + 1..=1 << 20).unwrap_or(2 * MAX_REG + 1))
-}
 
 /// Threads per block of `zv_mulw` (its shared ring takes 8·(2CW + ZW_E) bytes a thread).
 const NT_WIDE: u32 = 64;
 
-/// `zv_mulw`'s specialisation: chunks of CW limbs (32, or env `GPMP_ZVEC_CW`, 2..=32 with 2CW a
-/// multiple of [`ZW_E`]), MINB (6 blocks of 64 threads, ≤ 170 registers (168 used), 6 × 36.9 KB
-/// of shared memory per SM; env `GPMP_ZVEC_MINBW`, 1..=32), [`prefetch`] in groups of ZW_E / 2
-/// limbs, and ZW_U, the blocks of 4 digits of a chunk that the ragged columns run or skip
-/// together (2, or env `GPMP_ZVEC_ZWU`, 1..=16). Measured at 4096 bits on the H100
-/// (bench/results/gpu-h100.md, "zmul7" section): 3.45–3.52 ms per 2^20 products against 3.54–3.61
-/// with groups of 4 columns and units of 4 blocks (the former defaults); units of 4: 3.49–3.55,
-/// of 1: 3.55; chunks of 24 or 20 limbs (7–9 blocks per SM) 3.67–4.05. Since the ring stores'
-/// addressing fix ("zmul8" section): 3.42–3.44 ms (prefetch 1 group 3.46).
-fn wide_spec() -> Spec {
-    static W: OnceLock<(usize, usize, usize)> = OnceLock::new();
-    let (cw, minb, u) = *W.get_or_init(|| {
-        (
-            knob("GPMP_ZVEC_CW", 2..=32).filter(|c| (2 * c) % ZW_E == 0).unwrap_or(32),
-            knob("GPMP_ZVEC_MINBW", 1..=32).unwrap_or(6),
-            knob("GPMP_ZVEC_ZWU", 1..=16).unwrap_or(2),
-        )
-    });
-    wide_spec_of(cw, minb, prefetch(), u)
-}
-
-/// Digit columns of a `zv_mulw` group (8: eight independent carry chains a thread; 2CW must be a
-/// multiple of it).
+/// Digit columns of a `zv_mulw` group (`ZW_E`: eight independent carry chains a thread; 2CW must
+/// be a multiple of it).
 const ZW_E: usize = 8;
 
+/// `zv_mulw`'s specialisation: chunks of `cw` limbs, `minb` blocks per SM, prefetch `pf` groups of
+/// ZW_E / 2 limbs ahead, ragged columns in units of `u` blocks of 4 digits.
 fn wide_spec_of(cw: usize, minb: usize, pf: usize, u: usize) -> Spec {
     let d = [("CW", cw), ("NT", NT_WIDE as usize), ("MINB", minb), ("PF", pf), ("ZW_U", u), ("ZW_E", ZW_E)];
     Spec { source: "zvec.cu", defines: d.iter().map(|&(k, v)| (k, v as i64)).collect() }
 }
 
-fn spec_of(c: usize, (minb, acc): (usize, usize)) -> Spec {
-    Spec { source: "zvec.cu", defines: vec![("C", c as i64), ("NT", NT as i64), ("MINB", minb as i64), ("ZV_ACC", acc as i64)] }
+/// The specialisation of `zv_mulw`.
+fn wide_spec() -> Spec {
+    wide_spec_of(GPU_ZVEC_MULW_CHUNK_LIMBS, GPU_ZVEC_MULW_MIN_BLOCKS_PER_SM, GPU_ZVEC_PREFETCH, GPU_ZVEC_MULW_UNIT)
 }
 
-/// The chunked product's specialisation: chunks of `c` limbs, `tuning`, prefetch distance `pf`.
-fn chunked_spec(c: usize, tuning: (usize, usize), pf: usize) -> Spec {
-    let mut s = spec_of(c, tuning);
-    s.defines.push(("PF", pf as i64));
+/// The specialisation with register products of `c` limbs (add/sub: 1) and `minb` blocks per SM.
+fn spec_of(c: usize, minb: usize) -> Spec {
+    let d = [("C", c), ("NT", NT as usize), ("MINB", minb), ("ZV_ACC", GPU_ZVEC_MUL_ACCUMULATORS)];
+    Spec { source: "zvec.cu", defines: d.iter().map(|&(k, v)| (k, v as i64)).collect() }
+}
+
+/// The chunked product's specialisation: chunks of [`MAX_REG`] limbs.
+fn chunked_spec() -> Spec {
+    let mut s = spec_of(MAX_REG, GPU_ZVEC_MULC_MIN_BLOCKS_PER_SM);
+    s.defines.push(("PF", GPU_ZVEC_PREFETCH as i64));
     s
 }
 
 /// The specialisation of add/sub.
 fn addsub_spec() -> Spec {
-    spec_of(1, tuning(false))
+    spec_of(1, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM)
 }
 
 /// The product kernel for operands of at most `l` limbs: its specialisation, name and threads per block.
 fn mul_kernel(l: usize) -> (Spec, &'static str, u32) {
     if l <= MAX_REG {
-        (spec_of(l.max(1), tuning(false)), "zv_mul", NT)
-    } else if l >= wide_from() {
+        (spec_of(l.max(1), GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM), "zv_mul", NT)
+    } else if l >= GPU_ZVEC_MULW_MIN_LIMBS {
         (wide_spec(), "zv_mulw", NT_WIDE)
     } else {
-        (chunked_spec(chunk(), tuning(true), prefetch()), "zv_mulc", NT)
+        (chunked_spec(), "zv_mulc", NT)
     }
 }
 
-/// Every specialisation this module can request (with the default tuning).
+/// `kernels/zvec.cu`: element-wise integer arithmetic on word-major batches.
+pub static KERNEL: Kernel = Kernel { file: "zvec.cu", source: include_str!("../../kernels/zvec.cu"), int128: false, specs };
+
+/// Every specialisation this module can request.
 pub fn specs() -> Vec<Spec> {
-    (1..=MAX_REG).map(|c| spec_of(c, (5, 1))).chain([chunked_spec(MAX_REG, (4, 1), 2), wide_spec_of(32, 6, 2, 2)]).collect()
+    (1..=MAX_REG).map(|c| spec_of(c, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM)).chain([chunked_spec(), wide_spec()]).collect()
 }
 
 /// The zvec stream of `dev` (created at first use, kept).
@@ -149,9 +97,12 @@ fn stream(dev: &Device) -> Result<Arc<CudaStream>> {
     Ok(s)
 }
 
+/// Loaded kernels by (device, specialisation, name).
+type Functions = Mutex<HashMap<(usize, Spec, &'static str), CudaFunction>>;
+
 /// Kernel `name` of `spec` on `dev` (looked up once, then kept).
 fn function(dev: &Device, spec: &Spec, name: &'static str) -> Result<CudaFunction> {
-    static F: OnceLock<Mutex<HashMap<(usize, Spec, &'static str), CudaFunction>>> = OnceLock::new();
+    static F: OnceLock<Functions> = OnceLock::new();
     let key = (dev.ordinal, spec.clone(), name);
     if let Some(f) = F.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(f.clone());
@@ -476,13 +427,8 @@ mod gpu_tests {
     /// are zero, all-ones limbs, single limbs or random, of mixed signs; 129 elements (two blocks).
     #[test]
     fn every_limb_count_matches_gmp() {
-        let mut s = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
+        let mut rng = crate::testing::Rng(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next();
         let n = 129;
         for l in 1..=66usize {
             for lb in [l, l.div_ceil(2), 1, l + 3] {

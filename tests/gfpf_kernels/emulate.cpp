@@ -1,17 +1,13 @@
-// Host check of the device arithmetic of kernels/gfpf.cu (built by a host C++ compiler with
-// GPMP_HOST_CHECK, the PTX carry chains replaced by __int128): add, sub, mul, mul_pow_r, neg and
-// the DFT butterfly halves on edge and random elements against GMP modulo p = r^k + 1.
-//   usage: bench/gpu/gfpf_host_check.sh   (builds it for P3, P4, k = 2, 4 and r = 6, k = 2)
-#include <gmp.h>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-#include "../../kernels/gfpf.cu"
+// Runs the device arithmetic of kernels/gfpf.cu on the host (tests/emulate_cuda.h; the PTX carry
+// chains in their portable __int128 form): add, sub, mul, mul_pow_r, neg and the DFT butterfly
+// halves on edge and random elements, against GMP modulo p = r^k + 1. Built by
+// tests/kernel_emulation.rs with the defines of src/gpu/gfpf.rs's specialisation of each field
+// (KD, LOGK, R_HI/R_LO, V_HI/V_LO, SH).
+#include "../emulate_cuda.h"
+#include "gfpf.cu"
 
 typedef std::vector<u64> El;
 static mpz_t P;
-static u64 rng_s = 0x243F6A8885A308D3ull;
-static u64 rnd() { rng_s ^= rng_s << 13; rng_s ^= rng_s >> 7; rng_s ^= rng_s << 17; return rng_s; }
 
 static void value(mpz_t z, const El& x) {
     mpz_set_ui(z, 0);
