@@ -1,4 +1,4 @@
-//! Batched modular multiplication and exponentiation on the GPU (`src/gpu/zmod.rs`):
+//! Batched modular multiplication and exponentiation on the GPU (`src/gpu/batch.rs`):
 //! - device-resident (`ZVec::mulmod`/`powm` on device vectors, `reps` back-to-back calls, then one
 //!   synchronisation: kernel plus launch, per-call constant upload and allocation) at 1024 and 2048
 //!   bits, full-size odd modulus (top bit set), operands and exponents;

@@ -1,6 +1,6 @@
 //! CUDA kernels without a GPU: tests/<kernel>_kernels/emulate.cpp runs a kernel file's device code on
 //! the host (tests/emulate_cuda.h shims the CUDA built-ins and includes kernels/common.cuh, as NVRTC
-//! sees it) and checks it against an independent host computation: GMP for zvec, zmod and gfpf, a
+//! sees it) and checks it against an independent host computation: GMP for zvec, batch and gfpf, a
 //! recursive radix-2 NTT for ntt. Each is built with `g++ -std=c++17` once per set of `-D` defines
 //! (for ntt and gfpf the library's own specialisations). The device's PTX forms (carry chains,
 //! multiply-adds) are checked against the CPU path by the `gpu-tests` of src/gpu/.
@@ -67,10 +67,10 @@ fn zvec_wide_product_emulated_on_the_host_matches_gmp() {
     emulate("zvec_kernels", &each("CW", &[2, 6, 32], &["ZW_E=4", "ZW_U=4"]));
 }
 
-/// kernels/zmod.cu: mulmod and powm for moduli of 1..L limbs padded to L = 1, 2, 5, 16.
+/// kernels/batch.cu: mulmod and powm for moduli of 1..L limbs padded to L = 1, 2, 5, 16.
 #[test]
-fn zmod_kernels_emulated_on_the_host_match_gmp() {
-    emulate("zmod_kernels", &each("L", &[1, 2, 5, 16], &[]));
+fn batch_kernels_emulated_on_the_host_match_gmp() {
+    emulate("batch_kernels", &each("L", &[1, 2, 5, 16], &[]));
 }
 
 /// kernels/ntt.cu, every specialisation the library compiles (64-bit words lazy and canonical,

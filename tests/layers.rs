@@ -182,9 +182,9 @@ fn the_checker_catches_deliberate_bad_imports() {
     assert_eq!(violations(Path::new("int/mul.rs"), "use crate::testing::Rng;\n").len(), 1, "library -> test support");
     // Allowed: downward, sideways, infra from anywhere, test modules and comments.
     assert!(violations(core, "use crate::int::IntRef;\nuse crate::{invalid, Error, Result};\nuse crate::runtime;\n").is_empty());
-    assert!(violations(Path::new("gpu/zmod.rs"), "use crate::gpu::zvec::DevVec;\nuse super::device;\nuse crate::int::ZList;\n").is_empty());
+    assert!(violations(Path::new("gpu/batch.rs"), "use crate::gpu::zvec::DevVec;\nuse super::device;\nuse crate::int::ZList;\n").is_empty());
     assert!(violations(Path::new("ffi/gpu.rs"), "use crate::gpu::device;\nuse crate::gpu::compile::warmup;\n").is_empty());
-    assert!(violations(Path::new("ops/int.rs"), "use crate::gpu::bigmul;\n").is_empty());
+    assert!(violations(Path::new("ops/int.rs"), "use crate::gpu::ntt_mul;\n").is_empty());
     assert!(violations(
         core,
         "/// See [`crate::gpu::ntt`].\n#[cfg(test)]\nmod tests {\n    use crate::gpu::ntt;\n    fn f() { let s = format!(\"{x}\"); }\n}\n"

@@ -4,7 +4,7 @@
 # libnvrtc 12 or 13 and the packed libraries).
 #
 #   usage: bench/gpu/run.sh MODE [OUTDIR]
-#     tests   the device tests: the library's tests whose name contains gpu, zvec or zmod
+#     tests   the device tests: the library's tests whose name contains gpu or zvec
 #     suite   every test of the library, CPU and GPU (about 7 minutes at 8 threads on a 16-core host)
 #     ntt     gpu_ntt: kernel-only NTT table (every pass structure, the autotuner's pick marked) at
 #             2^20, 2^22, 2^24, then end to end (host words) GPU against the CPU
@@ -98,7 +98,7 @@ run_tests() {
 
 run_mode() {
   case $1 in
-  tests) run_tests tests gpu zvec zmod ;;
+  tests) run_tests tests gpu zvec ;;
   suite) run_tests suite ;;
   ntt)
     step ntt 120 "$H/bin/gpu_ntt" 10 20 22 24

@@ -35,9 +35,9 @@ pub static ALL: &[&Kernel] = &[
     &crate::gpu::ntt::KERNEL,
     &crate::gpu::gfpf::KERNEL,
     &crate::gpu::zvec::KERNEL,
-    &crate::gpu::zmod::KERNEL,
+    &crate::gpu::batch::KERNEL,
     &crate::gpu::multimod::KERNEL,
-    &crate::gpu::bigmul::KERNEL,
+    &crate::gpu::ntt_mul::KERNEL,
 ];
 
 /// The kernel file named `file`.

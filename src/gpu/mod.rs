@@ -8,23 +8,23 @@
 //! - [`ntt`]: batched word-size NTTs on the device;
 //! - [`gfpf`]: the generalized Fermat prime field FFT and elementwise arithmetic on the device;
 //! - [`zvec`]: `gpmp_zvec` in device memory (element-wise integer arithmetic);
-//! - [`zmod`]: batched modular multiplication and exponentiation (Montgomery, odd moduli);
+//! - [`batch`]: batched modular multiplication and exponentiation (Montgomery, odd moduli);
 //! - [`multimod`]: the multi-modular Z\[x\] product (`gpmp_poly_mul` on the GPU);
-//! - [`bigmul`]: one big-integer product, limbs in and limbs out (`gpmp_mpz_mul` on the GPU).
+//! - [`ntt_mul`]: one big-integer product, limbs in and limbs out (`gpmp_mpz_mul` on the GPU).
 //!
 //! No build needs CUDA: libcuda and libnvrtc are loaded when first used, and only after their
 //! presence has been checked (cudarc panics when a library is missing). Every driver or compiler
 //! failure becomes a [`crate::Error`], and every entry point runs inside [`shield`], so a panic of
 //! the bindings (a missing symbol in an old driver, say) is an error too.
 pub mod autotune;
-pub mod bigmul;
+pub mod batch;
 pub mod compile;
 pub mod device;
 pub mod gfpf;
 pub mod kernels;
 pub mod multimod;
 pub mod ntt;
-pub mod zmod;
+pub mod ntt_mul;
 pub mod zvec;
 
 use crate::{Error, Result};

@@ -117,7 +117,7 @@ mod tests {
     #[cfg(feature = "gpu-tests")]
     fn gpu_mul(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
         let mut r = vec![0; a.len() + b.len()];
-        crate::gpu::bigmul::mul_into(a, b, &mut r)?;
+        crate::gpu::ntt_mul::mul_into(a, b, &mut r)?;
         Ok(r)
     }
 

@@ -2,7 +2,7 @@
 //! multiplication and exponentiation over views ([`mulmod_n`], [`powm_n`]).
 use super::route::{on_gpu, route, Op, Where};
 use super::zvec::ZVec;
-use crate::gpu::{bigmul, zmod};
+use crate::gpu::{batch as gpu_batch, ntt_mul};
 use crate::int::{batch, mag_bits, max_bits, mul_mag, IntRef, ZList};
 use crate::runtime::{self, Backend};
 use crate::tuning::INT_MUL_NTT_MIN_LIMBS;
@@ -12,19 +12,19 @@ use crate::Result;
 pub enum MagProduct {
     /// In host memory.
     Host(Vec<u64>),
-    /// Computed on the device; [`bigmul::Product::finish`] downloads it into the caller's limbs, so
+    /// Computed on the device; [`ntt_mul::Product::finish`] downloads it into the caller's limbs, so
     /// that the caller can grow its output (which may be an operand) first.
-    Device(Box<bigmul::Product>),
+    Device(Box<ntt_mul::Product>),
 }
 
-/// |a|·|b|: on the GPU ([`bigmul`]) for a shorter operand of at least [`INT_MUL_NTT_MIN_LIMBS`] limbs
+/// |a|·|b|: on the GPU ([`ntt_mul`]) for a shorter operand of at least [`INT_MUL_NTT_MIN_LIMBS`] limbs
 /// when [`route`] says so, else [`mul_mag`] (GMP below that size, the NTT product above). Under
 /// `Backend::Auto` a device failure before anything was written (device memory, say) falls back to
 /// the CPU. Call it inside gpmp's pool.
 pub fn mul_mag_start(a: &[u64], b: &[u64]) -> Result<MagProduct> {
     let m = a.len().min(b.len());
     if m >= INT_MUL_NTT_MIN_LIMBS && route(Op::IntMul, m as u64)? == Where::Gpu {
-        match bigmul::start(a, b) {
+        match ntt_mul::start(a, b) {
             Ok(p) => return Ok(MagProduct::Device(Box::new(p))),
             Err(_) if runtime::backend() == Backend::Auto => {}
             Err(e) => return Err(e),
@@ -33,12 +33,12 @@ pub fn mul_mag_start(a: &[u64], b: &[u64]) -> Result<MagProduct> {
     Ok(MagProduct::Host(mul_mag(a, b)?))
 }
 
-/// r\[i\] = a\[i\]·b\[i\] mod m (m > 1; results in \[0, m)): on the GPU ([`zmod`]) for an odd m the
+/// r\[i\] = a\[i\]·b\[i\] mod m (m > 1; results in \[0, m)): on the GPU ([`gpu_batch`]) for an odd m the
 /// device serves when [`route`] says so, else [`batch::mulmod`].
 pub fn mulmod_n(a: &[IntRef], b: &[IntRef], m: IntRef) -> Result<ZList> {
     let n = batch::check_lens("mulmod", &[a.len(), b.len()])?;
     let mag = batch::modulus(m)?;
-    if n > 0 && zmod::supports(mag) && on_gpu(Op::MpzMulmodN, n as u64)? {
+    if n > 0 && gpu_batch::supports(mag) && on_gpu(Op::MpzMulmodN, n as u64)? {
         return on_device(a, b, mag, false);
     }
     batch::mulmod(a, b, m)
@@ -51,7 +51,7 @@ pub fn powm_n(base: &[IntRef], exp: &[IntRef], m: IntRef) -> Result<ZList> {
     let n = batch::check_lens("powm", &[base.len(), exp.len()])?;
     let mag = batch::modulus(m)?;
     batch::check_exponents(exp)?;
-    if n > 0 && zmod::supports(mag) && on_gpu(Op::MpzPowmN { work: powm_work(mag, exp) }, n as u64)? {
+    if n > 0 && gpu_batch::supports(mag) && on_gpu(Op::MpzPowmN { work: powm_work(mag, exp) }, n as u64)? {
         return on_device(base, exp, mag, true);
     }
     batch::powm(base, exp, m)

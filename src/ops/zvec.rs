@@ -13,7 +13,7 @@
 //! fails with `Error::SizeTooLarge` when an element does not fit (the destination is then unchanged,
 //! since the caller installs the result only on success).
 use super::route::{on_gpu, Op};
-use crate::gpu::{zmod, zvec::DevVec};
+use crate::gpu::{batch as gpu_batch, zvec::DevVec};
 use crate::int::{batch, limbs_for_bits, try_zeroed, IntRef, ZList};
 use crate::{invalid, Error, Result};
 use rayon::prelude::*;
@@ -226,12 +226,12 @@ impl ZVec {
         }
     }
 
-    /// a·b mod m, as the new contents of r: on the device ([`zmod`]) when all three live there and
-    /// m is odd of at most [`zmod::MAX_LIMBS`] limbs, else on the CPU.
+    /// a·b mod m, as the new contents of r: on the device ([`gpu_batch`]) when all three live there and
+    /// m is odd of at most [`gpu_batch::MAX_LIMBS`] limbs, else on the CPU.
     pub fn mulmod(r: &ZVec, a: &ZVec, b: &ZVec, m: IntRef) -> Result<ZVec> {
         Self::check_lens(r, a, b)?;
         match Self::all_on_device(r, a, b) {
-            Some((da, db)) if zmod::supports(batch::modulus(m)?) => Ok(Self::from_device(zmod::mulmod(da, db, m.mag, r.bits)?)),
+            Some((da, db)) if gpu_batch::supports(batch::modulus(m)?) => Ok(Self::from_device(gpu_batch::mulmod(da, db, m.mag, r.bits)?)),
             _ => Self::on_host(r, a, b, |x, y| batch::mulmod(x, y, m)),
         }
     }
@@ -240,7 +240,7 @@ impl ZVec {
     pub fn powm(r: &ZVec, base: &ZVec, exp: &ZVec, m: IntRef) -> Result<ZVec> {
         Self::check_lens(r, base, exp)?;
         match Self::all_on_device(r, base, exp) {
-            Some((db, de)) if zmod::supports(batch::modulus(m)?) => Ok(Self::from_device(zmod::powm(db, de, m.mag, r.bits)?)),
+            Some((db, de)) if gpu_batch::supports(batch::modulus(m)?) => Ok(Self::from_device(gpu_batch::powm(db, de, m.mag, r.bits)?)),
             _ => Self::on_host(r, base, exp, |x, y| batch::powm(x, y, m)),
         }
     }

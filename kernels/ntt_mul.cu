@@ -1,4 +1,4 @@
-// One big-integer product r = a b on the device (src/gpu/bigmul.rs). The limbs are the coefficients
+// One big-integer product r = a b on the device (src/gpu/ntt_mul.rs). The limbs are the coefficients
 // of a(x), b(x) at x = 2^64; c = a(x) b(x) has coefficients c_m < min(la, lb) 2^128, recovered from
 // three primes 2^61 < p_i < 2^62 (M = p_0 p_1 p_2 > 2^183), then r = sum_m c_m 2^(64 m).
 //   residues:  x mod p_i for the three primes at once (zero padding up to n), one operand a launch;

@@ -1,6 +1,6 @@
 //! Batched modular multiplication and exponentiation on the device (`gpmp_zvec_mulmod`/`_powm` on
 //! device vectors, and `gpmp_mpz_mulmod_n`/`_powm_n` when [`crate::ops::route`] sends them here) for an odd modulus m of at most [`MAX_LIMBS`] limbs shared by the batch:
-//! `kernels/zmod.cu`, Montgomery arithmetic with R = 2^(64 L), one thread per element, specialised
+//! `kernels/batch.cu`, Montgomery arithmetic with R = 2^(64 L), one thread per element, specialised
 //! per padded limb count L of m ([`spec_limbs`]).
 //! Inputs of any sign and size are reduced on the device; results are canonical in [0, m), so
 //! equal to the CPU path's ([`crate::int::batch`], GMP) bit for bit. Even m, or m above 4096 bits,
@@ -35,11 +35,11 @@ pub fn spec_limbs(l: usize) -> Option<usize> {
     }
 }
 
-/// `kernels/zmod.cu`: Montgomery mulmod and powm on word-major batches, one specialisation per padded modulus size.
-pub static KERNEL: Kernel = Kernel { file: "zmod.cu", source: include_str!("../../kernels/zmod.cu"), int128: false, specs };
+/// `kernels/batch.cu`: Montgomery mulmod and powm on word-major batches, one specialisation per padded modulus size.
+pub static KERNEL: Kernel = Kernel { file: "batch.cu", source: include_str!("../../kernels/batch.cu"), int128: false, specs };
 
 fn spec(l: usize) -> Spec {
-    Spec { source: "zmod.cu", defines: vec![("L", l as i64), ("NT", NT as i64)] }
+    Spec { source: "batch.cu", defines: vec![("L", l as i64), ("NT", NT as i64)] }
 }
 
 /// Every specialisation this module can request.

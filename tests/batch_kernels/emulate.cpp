@@ -1,11 +1,11 @@
-// Runs kernels/zmod.cu on the host, one "thread" at a time (CUDA built-ins shimmed; the 64×64
+// Runs kernels/batch.cu on the host, one "thread" at a time (CUDA built-ins shimmed; the 64×64
 // multiply-add in its portable form, the reference of the device's PTX form), against GMP
 // (mpz_mul + mpz_mod, mpz_powm): moduli of 1..L limbs padded to L (3, 2^64k − 1, top bit set,
 // random odd), inputs 0, ±1, m − 1, ±m, 2^b − 1, random of 0..3L+1 limbs with random signs,
 // exponents 0, 1, 2^k − 1 and random of mixed sizes, destinations too small (overflow flag),
 // negative exponents (flag). Built by tests/kernel_emulation.rs with -DL=<limbs>.
 #include "../emulate_cuda.h"
-#include "zmod.cu"
+#include "batch.cu"
 
 static void set_limbs(mpz_t z, const u64* w, unsigned k) {
   mpz_set_ui(z, 0);

@@ -7,7 +7,7 @@
 //! 32-bit digits would fit two primes but on 2n points (2·3 transforms of 2n words: 4/3 the work).
 //! 2^30-bit operands: n = 2^25, about 10n words = 2.7 GB of device memory.
 //!
-//! Pipeline (`kernels/bigmul.cu`), on a copy stream and a compute stream:
+//! Pipeline (`kernels/ntt_mul.cu`), on a copy stream and a compute stream:
 //! 1. upload: the raw limbs through a ring of [`SLOTS`] pinned staging chunks of [`CHUNK`] words
 //!    (the host copy of one chunk overlaps the DMA of the others; the ring is kept for the process);
 //! 2. `residues`: an operand's limbs mod the three primes, zero-padded to n, one row per prime;
@@ -54,16 +54,16 @@ const SLOTS: usize = 4;
 /// Largest transform length (log2): 2^32 | p_i − 1.
 const MAX_LOGN: u32 = 32;
 
-/// `kernels/bigmul.cu`: residues, pointwise products, CRT and carry resolution of one big-integer product.
-pub static KERNEL: Kernel = Kernel { file: "bigmul.cu", source: include_str!("../../kernels/bigmul.cu"), int128: false, specs };
+/// `kernels/ntt_mul.cu`: residues, pointwise products, CRT and carry resolution of one big-integer product.
+pub static KERNEL: Kernel = Kernel { file: "ntt_mul.cu", source: include_str!("../../kernels/ntt_mul.cu"), int128: false, specs };
 
-/// The specialisation of `kernels/bigmul.cu`.
+/// The specialisation of `kernels/ntt_mul.cu`.
 pub fn specs() -> Vec<Spec> {
     vec![spec()]
 }
 
 fn spec() -> Spec {
-    Spec { source: "bigmul.cu", defines: vec![("NT", NT as i64), ("E", E as i64)] }
+    Spec { source: "ntt_mul.cu", defines: vec![("NT", NT as i64), ("E", E as i64)] }
 }
 
 /// The three primes: the largest below 2^62 with 2^32 | p − 1.
@@ -75,7 +75,7 @@ pub fn primes() -> [u64; 3] {
     })
 }
 
-/// Garner's constants of `kernels/bigmul.cu` (value, Shoup companion pairs, then the primes):
+/// Garner's constants of `kernels/ntt_mul.cu` (value, Shoup companion pairs, then the primes):
 /// R = 2^64 mod p_0; R·p_0^(−1), p_0^(−1) mod p_1; R·(p_0p_1)^(−1), (p_0p_1)^(−1), p_1^(−1) mod p_2
 /// (R = 2^64 mod that prime: the pointwise products leave c·2^(−64)).
 pub fn garner_constants(p: [u64; 3]) -> Vec<u64> {
@@ -700,7 +700,7 @@ mod tests {
         /// Sizes crossing the thread (E), block (NT·E = 2048 positions), staging chunk (2^20 words)
         /// and transform-length boundaries, unbalanced operands, squares, adversarial limbs.
         #[test]
-        fn gpu_bigmul_matches_gmp() {
+        fn gpu_ntt_mul_matches_gmp() {
             let mut rng = Rng(17);
             let blk = NT as usize * E;
             let sizes = [
@@ -738,7 +738,7 @@ mod tests {
 
         /// 2^26-bit operands (2^20 limbs each) and squares, all ones and random.
         #[test]
-        fn gpu_bigmul_2_26_bits() {
+        fn gpu_ntt_mul_2_26_bits() {
             let mut rng = Rng(29);
             for kind in [0, 1] {
                 let a = operand(&mut rng, 1 << 20, kind);
@@ -797,7 +797,7 @@ mod tests {
 
         /// Concurrent products from several threads share the staging ring correctly.
         #[test]
-        fn gpu_bigmul_concurrent_calls() {
+        fn gpu_ntt_mul_concurrent_calls() {
             let mut rng = Rng(41);
             let ops: Vec<(Vec<u64>, Vec<u64>)> =
                 (0..6).map(|i| (operand(&mut rng, 300_000 + 7 * i, 0), operand(&mut rng, 1_100_000 - i, 2))).collect();
