@@ -1,4 +1,4 @@
-//! The GPU Z\[x\] product (`gpu::multimod`) per case: kernel-only time (events around residues,
+//! The GPU Z\[x\] product (`gpu::zpoly_mul`) per case: kernel-only time (events around residues,
 //! transforms, pointwise, inverse transforms and CRT on device-resident inputs; median after a
 //! warm-up), the GPU path end to end from coefficient views to the output slab (host conversion and
 //! transfers included; median), and gpmp's CPU path (`zpoly::mul` Auto with the CPU backend, all
@@ -7,7 +7,7 @@
 //!          (20,256), (22,64) and the AUTO threshold probes.
 //! Inputs: signed coefficients of exactly `bits` bits, random signs (`gpmp::testing::Rng`,
 //! splitmix64 as in gpmp-bench).
-use gpmp::gpu::multimod;
+use gpmp::gpu::zpoly_mul;
 use gpmp::int::{limbs_for_bits, max_bits, product_bits, IntRef};
 use gpmp::runtime::{self, Backend};
 use gpmp::testing::Rng;
@@ -77,7 +77,7 @@ fn main() {
         let mut rng = Rng(42);
         let (fo, go) = (operand(fl, bits, &mut rng), operand(gl, bits, &mut rng));
         let (f, g) = (views(&fo, bits), views(&go, bits));
-        let (kernel, k, n) = match multimod::time_device(&f, &g, reps.max(5)) {
+        let (kernel, k, n) = match zpoly_mul::time_device(&f, &g, reps.max(5)) {
             Ok(t) => t,
             Err(e) => {
                 println!("| {c} | - | - | {e} | | | | |");
@@ -85,8 +85,8 @@ fn main() {
             }
         };
         runtime::set_backend(Backend::Gpu).unwrap();
-        let gpu = runtime::install(|| multimod::mul(&f, &g)).unwrap();
-        let e2e = median_ms(reps, || drop(runtime::install(|| multimod::mul(&f, &g)).unwrap()));
+        let gpu = runtime::install(|| zpoly_mul::mul(&f, &g)).unwrap();
+        let e2e = median_ms(reps, || drop(runtime::install(|| zpoly_mul::mul(&f, &g)).unwrap()));
         runtime::set_backend(Backend::Cpu).unwrap();
         let cpu = runtime::install(|| zpoly::mul(&f, &g, Alg::Auto)).unwrap();
         assert!(gpu == cpu, "{c}: GPU and CPU products differ");

@@ -5,7 +5,7 @@
 //!    and the GPU's shared parts `gpu::{device, compile, kernels, autotune}`;
 //! 2. core, CPU arithmetic: [`int`] (limb slices, batches), [`nmod`] (word-size prime fields, NTTs,
 //!    CRT), [`gfpf`] (generalized Fermat prime fields);
-//! 3. device engines: `gpu::{ntt, gfpf, zvec, batch, multimod, ntt_mul}`;
+//! 3. device engines: `gpu::{ntt, gfpf, zvec, batch, zpoly_mul, ntt_mul}`;
 //! 4. operations: [`ops`] (the routing point [`ops::route`] and the routed entries) and [`zpoly`]
 //!    (operations on Z\[x\]);
 //! 5. `ffi`: the C ABI (`include/gpmp.h`), the only place that sees `mpz_t`.

@@ -36,7 +36,7 @@ pub static ALL: &[&Kernel] = &[
     &crate::gpu::gfpf::KERNEL,
     &crate::gpu::zvec::KERNEL,
     &crate::gpu::batch::KERNEL,
-    &crate::gpu::multimod::KERNEL,
+    &crate::gpu::zpoly_mul::KERNEL,
     &crate::gpu::ntt_mul::KERNEL,
 ];
 

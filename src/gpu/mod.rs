@@ -9,7 +9,7 @@
 //! - [`gfpf`]: the generalized Fermat prime field FFT and elementwise arithmetic on the device;
 //! - [`zvec`]: `gpmp_zvec` in device memory (element-wise integer arithmetic);
 //! - [`batch`]: batched modular multiplication and exponentiation (Montgomery, odd moduli);
-//! - [`multimod`]: the multi-modular Z\[x\] product (`gpmp_poly_mul` on the GPU);
+//! - [`zpoly_mul`]: the multi-modular Z\[x\] product (`gpmp_poly_mul` on the GPU);
 //! - [`ntt_mul`]: one big-integer product, limbs in and limbs out (`gpmp_mpz_mul` on the GPU).
 //!
 //! No build needs CUDA: libcuda and libnvrtc are loaded when first used, and only after their
@@ -22,9 +22,9 @@ pub mod compile;
 pub mod device;
 pub mod gfpf;
 pub mod kernels;
-pub mod multimod;
 pub mod ntt;
 pub mod ntt_mul;
+pub mod zpoly_mul;
 pub mod zvec;
 
 use crate::{Error, Result};

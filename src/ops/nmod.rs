@@ -4,7 +4,7 @@
 //! [`crate::nmod::poly_mul`] or on the GPU.
 //! **GPU.** When [`gpu_wanted`] says so ([`super::route`]), the
 //! entries are viewed as one-limb non-negative integers and multiplied exactly over Z by the GPU
-//! multi-modular product [`crate::gpu::multimod`] (coefficients < m·2^(2·bits(p−1)), at most
+//! multi-modular product [`crate::gpu::zpoly_mul`] (coefficients < m·2^(2·bits(p−1)), at most
 //! 126 + ⌈log2 m⌉ bits: 2–3 limbs); each coefficient is then reduced mod p on the host
 //! ([`Modulus::reduce_limbs`]).
 use super::route::{route, route_on, Op, Where};
@@ -59,7 +59,7 @@ fn gpu_bits(flen: usize, glen: usize, p: u64, backend: Backend) -> Result<Option
     }
     let b = 64 - (p - 1).leading_zeros() as u64;
     let bits = product_bits(b, b, flen, glen);
-    if !crate::gpu::multimod::supports(bits) {
+    if !crate::gpu::zpoly_mul::supports(bits) {
         return Ok(None);
     }
     let words = (flen + glen - 1) as u64 * limbs_for_bits(bits) as u64;
@@ -71,7 +71,7 @@ fn gpu_bits(flen: usize, glen: usize, p: u64, backend: Backend) -> Result<Option
 fn gpu_into(f: &[u64], g: &[u64], p: u64, bits: u64, h: &mut [u64]) -> Result<()> {
     let fv = limb_views(f)?;
     let gv = if std::ptr::eq(f, g) { None } else { Some(limb_views(g)?) };
-    let prod = crate::gpu::multimod::mul_bits(&fv, gv.as_deref().unwrap_or(&fv), bits)?;
+    let prod = crate::gpu::zpoly_mul::mul_bits(&fv, gv.as_deref().unwrap_or(&fv), bits)?;
     let m = Modulus::new(p);
     let w = m.limb_weights(prod.stride());
     h.par_iter_mut().enumerate().with_min_len(1 << 12).for_each(|(k, hk)| {

@@ -13,7 +13,7 @@ pub mod small_prime_ntt;
 pub mod toom;
 pub mod two_convolution;
 
-pub use crate::gpu::multimod::HostProduct;
+pub use crate::gpu::zpoly_mul::HostProduct;
 use crate::int::{product_bits, IntRef, ZSlab};
 use crate::ops::route::{route_on, Op, Where};
 use crate::runtime::{self, Backend};
@@ -47,14 +47,14 @@ impl Alg {
 }
 
 /// f·g with the algorithm `alg` (`Auto` picks by size, and goes to the GPU product
-/// [`crate::gpu::multimod`] when [`gpu_wanted`] says so). Empty `f` or `g` gives an empty result.
+/// [`crate::gpu::zpoly_mul`] when [`gpu_wanted`] says so). Empty `f` or `g` gives an empty result.
 pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
     if f.is_empty() || g.is_empty() {
         return ZSlab::zeros(0, 1);
     }
     if alg == Alg::Auto {
         if let Some(bits) = gpu_bits(f, g, runtime::backend())? {
-            return crate::gpu::multimod::mul_bits(f, g, bits);
+            return crate::gpu::zpoly_mul::mul_bits(f, g, bits);
         }
     }
     let alg = if alg == Alg::Auto { choose(f, g) } else { alg };
@@ -112,7 +112,7 @@ pub fn mul_on_gpu(f: &[IntRef], g: &[IntRef], bits: Option<(u64, u64)>) -> Resul
         return Ok(None);
     }
     match gpu_shape(f, g, bits, runtime::backend())? {
-        Some((bits, limbs)) => crate::gpu::multimod::mul_host_limbs(f, g, bits, limbs).map(Some),
+        Some((bits, limbs)) => crate::gpu::zpoly_mul::mul_host_limbs(f, g, bits, limbs).map(Some),
         None => Ok(None),
     }
 }
@@ -128,7 +128,7 @@ fn gpu_shape(f: &[IntRef], g: &[IntRef], known: Option<(u64, u64)>, backend: Bac
     if backend == Backend::Cpu {
         return Ok(None);
     }
-    use crate::gpu::multimod::{max_bits_par, supports};
+    use crate::gpu::zpoly_mul::{max_bits_par, supports};
     let (bf, bg) = known.unwrap_or_else(|| rayon::join(|| max_bits_par(f), || max_bits_par(g)));
     let bits = product_bits(bf, bg, f.len(), g.len());
     if bits == 0 || !supports(bits) {

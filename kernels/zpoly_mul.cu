@@ -1,4 +1,4 @@
-// Multi-modular convolution in Z[x] on the GPU (src/gpu/multimod.rs), for k primes 2^61 < p_i < 2^62
+// Multi-modular convolution in Z[x] on the GPU (src/gpu/zpoly_mul/), for k primes 2^61 < p_i < 2^62
 // with 2^32 | p_i - 1. Residues of prime i live in their own device row (an array of row pointers
 // is passed); the transforms themselves are kernels/ntt.cu's.
 //

@@ -1,0 +1,107 @@
+//! The memory plan: the device bytes of a product, and, when they exceed the free device memory,
+//! the parts ([`Cut`]) it is computed in, or `OutOfMemory` before any large allocation.
+use super::launch_err;
+use crate::{Error, Result};
+use cudarc::driver::result as cu;
+
+/// How a product that does not fit the free device memory is computed in parts: the residues,
+/// transforms and products for `group` primes at a time (each group's rows parked in host memory),
+/// then the CRT for `block` coefficients at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Cut {
+    pub(super) group: usize,
+    pub(super) block: usize,
+}
+
+/// The sizes of one product that its memory plan reads.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Shape {
+    /// Primes.
+    pub(super) k: usize,
+    /// Transform length.
+    pub(super) n: usize,
+    /// Input coefficients on the device (one operand's for a square).
+    pub(super) inputs: usize,
+    /// Limbs per input coefficient.
+    pub(super) l: usize,
+    /// Product coefficients.
+    pub(super) hlen: usize,
+    /// Limbs per product coefficient (S).
+    pub(super) stride: usize,
+    /// Transform positions per coefficient (T: 2l − 1 split, 1 direct).
+    pub(super) t: usize,
+    /// Split mode: limbs of a digit product (the CRT's output stride); 0 direct.
+    pub(super) d: usize,
+}
+
+impl Shape {
+    /// Device bytes of the whole product: (k + 1)·2n words of rows, the inputs, the CRT scratch (at
+    /// most k limbs a position) and output for hlen·T positions of d limbs, and the final output.
+    pub(super) fn device_bytes(&self) -> u128 {
+        let (k, n, pos) = (self.k as u128, self.n as u128, (self.hlen * self.t) as u128);
+        let words = (k + 1) * 2 * n + self.inputs as u128 * self.l as u128 + pos * (k + self.d as u128) + n * (self.stride as u128 + 1);
+        8 * words + 2 * n + 2 * pos + 16 * k
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Test hook: device bytes this thread's products may assume free (forces [`Cut`]s at
+    /// ordinary sizes).
+    pub(super) static MEMORY_CAP: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// Free bytes of the current context's device (at most the test hook's cap).
+pub(super) fn free_bytes() -> Result<usize> {
+    let (free, _) = cu::mem_get_info().map_err(launch_err("cuMemGetInfo"))?;
+    #[cfg(test)]
+    if let Some(cap) = MEMORY_CAP.get() {
+        return Ok(free.min(cap));
+    }
+    Ok(free)
+}
+
+/// Bytes of host memory (physical).
+fn host_bytes() -> u128 {
+    // SAFETY: sysconf has no preconditions.
+    let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+    pages.max(0) as u128 * size.max(0) as u128
+}
+
+/// The parts of a product of shape `s` that needs more than `free` device bytes, W = `w` limbs of
+/// M, CRT output stride cs (d split, S direct). Phase 1 holds the inputs and (group + 1)·2n words
+/// of rows; phase 2 holds, per coefficient, T positions of k residues, W scratch limbs, cs limbs and
+/// a sign byte (and in split mode the recombination's S + 1 accumulator limbs, S limbs and a sign).
+/// Both within 7/8 of `free` (the rest for the driver, twiddles and tables); the parked rows
+/// (k·hlen·T words) and the output must fit half the host's memory. Otherwise `OutOfMemory`.
+fn plan_cut(s: &Shape, w: usize, free: usize) -> Result<Cut> {
+    let Shape { k, n, inputs, l, hlen, stride, t, d } = *s;
+    let cs = if t > 1 { d } else { stride };
+    let oom = |what: &str| Err(Error::OutOfMemory(format!("the GPU product does not fit {free} free device bytes even in parts ({what})")));
+    let budget = free as u128 - free as u128 / 8;
+    let input = inputs as u128 * (8 * l as u128 + 1);
+    let group = (budget.saturating_sub(input) / (16 * n as u128)).saturating_sub(1).min(k as u128) as usize;
+    if group == 0 {
+        return oom("the inputs and two rows");
+    }
+    let (k128, t128, s128) = (k as u128, t as u128, stride as u128);
+    let per = t128 * (8 * (k128 + w as u128 + cs as u128) + 1) + if t > 1 { 8 * (2 * s128 + 1) + 1 } else { 0 };
+    let block = (budget / per).min(hlen as u128) as usize;
+    if block == 0 {
+        return oom("one coefficient's CRT");
+    }
+    let host = 8 * k128 * hlen as u128 * t128 + 8 * hlen as u128 * s128;
+    if host > host_bytes() / 2 {
+        return Err(Error::OutOfMemory(format!("the GPU product in parts needs {host} bytes of host memory")));
+    }
+    Ok(Cut { group, block })
+}
+
+/// None when the product of shape `s` ([`Shape::device_bytes`]) fits `free` device bytes, else the
+/// [`Cut`] of [`plan_cut`] (`w`: the limbs of M, computed only then).
+pub(super) fn plan_memory(s: &Shape, w: impl FnOnce() -> usize, free: usize) -> Result<Option<Cut>> {
+    if s.device_bytes() <= free as u128 {
+        return Ok(None);
+    }
+    plan_cut(s, w(), free).map(Some)
+}

@@ -1,0 +1,457 @@
+//! The job pipeline of one product: device constants and transform plans (kept per prime list and
+//! length), the upload of the staged inputs, residues, transforms, pointwise products, the CRT (and
+//! the recombination in split mode), whole or in the parts of the memory plan, and the download.
+use super::memory::{free_bytes, plan_memory, Cut, Shape};
+use super::primes::{garner_table, limb_weights, modulus, montgomery, plan_shape, MIN_K};
+use super::staging::{words_and_bytes, HostProduct};
+use super::{launch_err, max_bits_par, max_limbs, spec, NT};
+use crate::gpu::device::{self, Device};
+use crate::gpu::ntt::Plan;
+use crate::gpu::{driver_err, shield};
+use crate::int::{limbs_for_bits, product_bits, IntRef};
+use crate::nmod::prime::primitive_root_of_unity;
+use crate::{Error, Result};
+use cudarc::driver::{result as cu, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+/// Words per staging chunk (8 MiB): the copy of one chunk overlaps the transfer of the next.
+const CHUNK: usize = 1 << 20;
+
+/// Device constants of one prime list, with the transform plans of one length.
+pub(super) struct Setup {
+    pub(super) primes: Vec<u64>,
+    d_primes: CudaSlice<u64>,
+    d_mont: CudaSlice<u64>,
+    d_garner: CudaSlice<u64>,
+    d_modulus: CudaSlice<u64>,
+    d_half: CudaSlice<u64>,
+    /// Limbs of M.
+    w: usize,
+    fwd: Vec<Arc<Plan<u64>>>,
+    inv: Vec<Arc<Plan<u64>>>,
+    funcs: [CudaFunction; 5],
+}
+
+/// The setup for (device, k primes, length 2^logn), built at first use and kept.
+fn setup(dev: &Device, stream: &Arc<CudaStream>, primes: &[u64], logn: u32) -> Result<Arc<Setup>> {
+    type Setups = Mutex<HashMap<(usize, usize, u32), Arc<Setup>>>;
+    type Plans = Mutex<HashMap<(usize, u32, u64, bool), Arc<Plan<u64>>>>;
+    static CACHE: OnceLock<Setups> = OnceLock::new();
+    static PLANS: OnceLock<Plans> = OnceLock::new();
+    let key = (dev.ordinal, primes.len(), logn);
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(s) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(Arc::clone(s));
+    }
+    let n = 1usize << logn;
+    let plans = |p: u64, inverse: bool| -> Result<Arc<Plan<u64>>> {
+        let k = (dev.ordinal, logn, p, inverse);
+        let map = PLANS.get_or_init(Default::default);
+        if let Some(pl) = map.lock().unwrap_or_else(|e| e.into_inner()).get(&k) {
+            return Ok(Arc::clone(pl));
+        }
+        let w = primitive_root_of_unity(n as u64, p)?;
+        let pl = Arc::new(Plan::<u64>::new(dev, stream, n, w, p, inverse)?);
+        map.lock().unwrap_or_else(|e| e.into_inner()).insert(k, Arc::clone(&pl));
+        Ok(pl)
+    };
+    let fwd = primes.iter().map(|&p| plans(p, false)).collect::<Result<Vec<_>>>()?;
+    let inv = primes.iter().map(|&p| plans(p, true)).collect::<Result<Vec<_>>>()?;
+    let module = crate::gpu::compile::module(dev, &spec())?;
+    let f = |name: &str| module.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e));
+    let up = |t: &[u64]| stream.clone_htod(t).map_err(|e| driver_err("cuMemcpyHtoD", e));
+    let (m, half) = modulus(primes);
+    let s = Arc::new(Setup {
+        primes: primes.to_vec(),
+        d_primes: up(primes)?,
+        d_mont: up(&montgomery(primes))?,
+        d_garner: up(&garner_table(primes))?,
+        d_modulus: up(&m)?,
+        d_half: up(&half)?,
+        w: m.len(),
+        fwd,
+        inv,
+        funcs: [f("residues")?, f("pointwise")?, f("garner")?, f("residues_split")?, f("recombine")?],
+    });
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, Arc::clone(&s));
+    Ok(s)
+}
+
+/// The limb weights of (device, k primes, L limbs), kept.
+fn weights(dev: &Device, stream: &Arc<CudaStream>, primes: &[u64], limbs: usize) -> Result<Arc<CudaSlice<u64>>> {
+    type Weights = Mutex<HashMap<(usize, usize, usize), Arc<CudaSlice<u64>>>>;
+    static CACHE: OnceLock<Weights> = OnceLock::new();
+    let key = (dev.ordinal, primes.len(), limbs);
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(w) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(Arc::clone(w));
+    }
+    let w = Arc::new(stream.clone_htod(&limb_weights(primes, limbs)).map_err(|e| driver_err("cuMemcpyHtoD", e))?);
+    cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, Arc::clone(&w));
+    Ok(w)
+}
+
+/// One product's sizes and device state.
+pub(super) struct Job {
+    dev: Arc<Device>,
+    stream: Arc<CudaStream>,
+    pub(super) s: Arc<Setup>,
+    wts: Arc<CudaSlice<u64>>,
+    pub(super) n: usize,
+    /// Limbs per input coefficient (the larger operand's).
+    pub(super) l: usize,
+    square: bool,
+    /// Split mode: T = 2L − 1 transform positions per coefficient (one limb each), else 1.
+    t: usize,
+    /// Split mode: limbs of a digit product d_q (the CRT's output stride).
+    d: usize,
+    /// Parts, when the whole product does not fit the device memory.
+    pub(super) cut: Option<Cut>,
+}
+
+impl Job {
+    /// Chooses the primes and the length, checks that the product fits the free device memory (or
+    /// plans its parts), and loads the constants and plans.
+    pub(super) fn new(dev: &Arc<Device>, f: &[IntRef], g: &[IntRef], bits: u64, limbs: usize) -> Result<Job> {
+        let hlen = f.len() + g.len() - 1;
+        let l = limbs.max(1);
+        let (primes, t, d) = plan_shape(bits, f.len(), g.len(), l)?;
+        let logn = (hlen * t).next_power_of_two().max(2).trailing_zeros();
+        if logn > MIN_K {
+            return Err(Error::SizeTooLarge(format!("{hlen} product coefficients")));
+        }
+        let (k, n, stride) = (primes.len(), 1usize << logn, limbs_for_bits(bits));
+        let inputs = if std::ptr::eq(f, g) { f.len() } else { f.len() + g.len() };
+        let shape = Shape { k, n, inputs, l, hlen, stride, t, d };
+        dev.ctx.bind_to_thread().map_err(launch_err("cuCtxSetCurrent"))?;
+        // cuMemGetInfo costs a driver round trip: asked only from an eighth of the device.
+        let free = if shape.device_bytes() > dev.total_mem as u128 / 8 || cfg!(test) { free_bytes()? } else { usize::MAX };
+        let w = || crate::nmod::crt::prime_product(&primes).len();
+        let cut = plan_memory(&shape, w, free)?;
+        let stream = take_stream(dev)?;
+        let s = setup(dev, &stream, &primes, logn)?;
+        let wts = weights(dev, &stream, &primes, l)?;
+        Ok(Job { dev: Arc::clone(dev), stream, s, wts, n, l, square: std::ptr::eq(f, g), t, d, cut })
+    }
+
+    fn alloc(&self, len: usize) -> Result<CudaSlice<u64>> {
+        // SAFETY: u64 words; every word is written before it is read.
+        unsafe { self.stream.alloc::<u64>(len.max(1)) }.map_err(launch_err("cuMemAlloc"))
+    }
+
+    fn bytes(&self, len: usize) -> Result<CudaSlice<u8>> {
+        // SAFETY: bytes, written before being read.
+        unsafe { self.stream.alloc::<u8>(len.max(1)) }.map_err(launch_err("cuMemAlloc"))
+    }
+
+    /// The device pointers of `rows`, uploaded.
+    fn ptrs(&self, rows: &[CudaSlice<u64>]) -> Result<CudaSlice<u64>> {
+        let p: Vec<u64> = rows.iter().map(|r| r.device_ptr(&self.stream).0).collect();
+        self.stream.clone_htod(&p).map_err(launch_err("cuMemcpyHtoD"))
+    }
+
+    /// Steps 2–4 on device-resident inputs (`lens`: the operands' lengths, one for a square; their
+    /// limbs and signs one after another): the output magnitudes (stride S) and sign bytes.
+    fn compute(
+        &self,
+        limbs: &CudaSlice<u64>,
+        d_signs: &CudaSlice<u8>,
+        lens: &[usize],
+        hlen: usize,
+        stride: usize,
+    ) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
+        let rows = self.convolve(limbs, d_signs, lens, 0..self.s.primes.len())?;
+        self.crt(rows, hlen, stride)
+    }
+
+    /// Steps 2–3 for the primes `ps`: residues, forward transforms, pointwise products, inverse
+    /// transforms. Row i − ps.start (2n words) holds h mod p_i in its first hlen·T words.
+    fn convolve(
+        &self,
+        limbs: &CudaSlice<u64>,
+        d_signs: &CudaSlice<u8>,
+        lens: &[usize],
+        ps: std::ops::Range<usize>,
+    ) -> Result<Vec<CudaSlice<u64>>> {
+        let (stream, n, l, kg) = (&self.stream, self.n, self.l, ps.len());
+        let mut rows: Vec<CudaSlice<u64>> = (0..kg).map(|_| self.alloc(2 * n)).collect::<Result<_>>()?;
+        let mut scratch = self.alloc(2 * n)?;
+        let p0 = self.ptrs(&rows)?;
+        let primes = self.s.d_primes.slice(ps.clone());
+        let wts = self.wts.slice(2 * ps.start * l..2 * ps.end * l);
+        let mont = self.s.d_mont.slice(4 * ps.start..4 * ps.end);
+        for (o, (&len, off)) in lens.iter().zip([0usize, n]).enumerate() {
+            let first = lens[..o].iter().sum::<usize>();
+            let lv = limbs.slice(first * l..(first + len) * l);
+            let sv = d_signs.slice(first..first + len);
+            let (len, lu, tu, nu, offu) = (len as u64, l as u32, self.t as u32, n as u64, off as u64);
+            let split = self.t > 1;
+            let mut b = stream.launch_builder(&self.s.funcs[if split { 3 } else { 0 }]);
+            b.arg(&lv).arg(&sv).arg(&len).arg(&lu);
+            if split {
+                b.arg(&tu);
+            }
+            b.arg(&nu).arg(&primes).arg(&wts).arg(&p0).arg(&offu);
+            // SAFETY: matches `residues` / `residues_split`; rows hold 2n words, limbs len·L, signs
+            // len, w kg·L pairs, primes kg.
+            unsafe { b.launch(grid(n, kg)?) }.map_err(launch_err("residues launch"))?;
+        }
+        let count = lens.len();
+        for (row, plan) in rows.iter_mut().zip(&self.s.fwd[ps.clone()]) {
+            if plan.run(stream, count, row, &mut scratch)? {
+                std::mem::swap(row, &mut scratch);
+            }
+        }
+        let p1 = self.ptrs(&rows)?;
+        {
+            let (nu, sq) = (n as u64, i32::from(self.square));
+            let mut b = stream.launch_builder(&self.s.funcs[1]);
+            b.arg(&p1).arg(&nu).arg(&mont).arg(&sq);
+            // SAFETY: matches `pointwise`; rows hold 2n words (n read when squaring), mont 4·kg words.
+            unsafe { b.launch(grid(n, kg)?) }.map_err(launch_err("pointwise launch"))?;
+        }
+        for (row, plan) in rows.iter_mut().zip(&self.s.inv[ps]) {
+            if plan.run(stream, 1, row, &mut scratch)? {
+                std::mem::swap(row, &mut scratch);
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Step 4 for `len` coefficients whose k residue rows (one per prime, len·T positions) are
+    /// `rows`: CRT into stride `cs` (split mode: the digit products, then their recombination into
+    /// the coefficients of `stride` limbs). The rows are consumed.
+    fn crt(&self, rows: Vec<CudaSlice<u64>>, len: usize, stride: usize) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
+        let (stream, k) = (&self.stream, self.s.primes.len());
+        let (pos, cs) = if self.t > 1 { (len * self.t, self.d) } else { (len, stride) };
+        let p2 = self.ptrs(&rows)?;
+        let x = self.alloc(self.s.w * pos)?;
+        let crt = self.alloc(pos * cs)?;
+        let crt_neg = self.bytes(pos)?;
+        {
+            let (lu, ku, wu, su) = (pos as u64, k as u32, self.s.w as u32, cs as u32);
+            let mut b = stream.launch_builder(&self.s.funcs[2]);
+            b.arg(&p2).arg(&lu).arg(&ku).arg(&self.s.d_primes).arg(&self.s.d_garner).arg(&self.s.d_modulus);
+            b.arg(&self.s.d_half).arg(&wu).arg(&x).arg(&crt).arg(&su).arg(&crt_neg);
+            // SAFETY: matches `garner`; rows hold ≥ pos words, x W·pos, crt pos·cs, crt_neg pos.
+            unsafe { b.launch(grid(pos, 1)?) }.map_err(launch_err("garner launch"))?;
+        }
+        if self.t == 1 {
+            return Ok((crt, crt_neg));
+        }
+        drop((x, rows));
+        let acc = self.alloc((stride + 1) * len)?;
+        let out = self.alloc(len * stride)?;
+        let neg = self.bytes(len)?;
+        let (du, tu, lu, su) = (self.d as u32, self.t as u32, len as u64, stride as u32);
+        let mut b = stream.launch_builder(&self.s.funcs[4]);
+        b.arg(&crt).arg(&crt_neg).arg(&du).arg(&tu).arg(&lu).arg(&acc).arg(&out).arg(&su).arg(&neg);
+        // SAFETY: matches `recombine`; crt holds len·T digits of D limbs, acc (S+1)·len, out len·S.
+        unsafe { b.launch(grid(len, 1)?) }.map_err(launch_err("recombine launch"))?;
+        Ok((out, neg))
+    }
+
+    /// Enqueues the download of `out` and `neg` (device results of a block of coefficients) into
+    /// `mags` and `signs`.
+    fn download(&self, out: &CudaSlice<u64>, neg: &CudaSlice<u8>, mags: &mut [u64], signs: &mut [u8]) -> Result<()> {
+        let s = self.stream.cu_stream();
+        let (optr, _o) = out.device_ptr(&self.stream);
+        let (nptr, _n) = neg.device_ptr(&self.stream);
+        // SAFETY: the device ranges lie inside `out` and `neg` (at least as long as the host
+        // slices); the host slices stay untouched until the stream is synchronized (pinned
+        // memory: asynchronous DMA; pageable: a synchronous copy).
+        unsafe {
+            cu::memcpy_dtoh_async(mags, optr, s).map_err(launch_err("cuMemcpyDtoH"))?;
+            cu::memcpy_dtoh_async(signs, nptr, s).map_err(launch_err("cuMemcpyDtoH"))?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn run(&self, f: &[IntRef], g: &[IntRef], hlen: usize, stride: usize) -> Result<HostProduct> {
+        let (stream, l) = (&self.stream, self.l);
+        // 1. inputs: limbs and sign bytes into the host buffer, uploaded chunk by chunk as they fill
+        let trace = std::env::var_os("GPMP_TRACE").is_some();
+        let t0 = Instant::now();
+        let ops: Vec<&[IntRef]> = if self.square { vec![f] } else { vec![f, g] };
+        let total: usize = ops.iter().map(|o| o.len()).sum();
+        let lens: Vec<usize> = ops.iter().map(|o| o.len()).collect();
+        let in_words = total * l;
+        let mut out = HostProduct::new(Some(&self.dev), hlen, stride, in_words + total.div_ceil(8))?;
+        let limbs = self.alloc(in_words)?;
+        let d_signs = self.bytes(total)?;
+        let t_setup = Instant::now();
+        {
+            let (buf, sbuf) = words_and_bytes(out.host.slice()?, in_words);
+            let signs = &mut sbuf[..total];
+            let (dptr, _sync) = limbs.device_ptr(stream);
+            let per = (CHUNK / l).max(1);
+            let mut at = 0;
+            for op in &ops {
+                for src in op.chunks(per) {
+                    let dst = &mut buf[at * l..(at + src.len()) * l];
+                    let sg = &mut signs[at..at + src.len()];
+                    dst.par_chunks_mut(l).zip(sg.par_iter_mut()).zip(src.par_iter()).with_min_len(1024).for_each(|((d, s), x)| {
+                        d[..x.mag.len()].copy_from_slice(x.mag);
+                        d[x.mag.len()..].fill(0);
+                        *s = u8::from(x.neg);
+                    });
+                    // SAFETY: dst lies in the live host buffer (pinned: asynchronous DMA; it is
+                    // not written again before the stream has passed this copy); the device range
+                    // is inside `limbs`.
+                    unsafe { cu::memcpy_htod_async(dptr + (at * l * 8) as u64, &*dst, stream.cu_stream()) }
+                        .map_err(launch_err("cuMemcpyHtoD"))?;
+                    at += src.len();
+                }
+            }
+            let (sptr, _s) = d_signs.device_ptr(stream);
+            // SAFETY: as above, `total` bytes into `d_signs`.
+            unsafe { cu::memcpy_htod_async(sptr, &*signs, stream.cu_stream()) }.map_err(launch_err("cuMemcpyHtoD"))?;
+        }
+        let t_up = Instant::now();
+        // 2–5. compute and download (the buffer's input part is reused: stream order puts the
+        // uploads first)
+        let (t_enq, t_dev) = match self.cut {
+            None => {
+                let (d_out, d_neg) = self.compute(&limbs, &d_signs, &lens, hlen, stride)?;
+                drop((limbs, d_signs));
+                let t_enq = Instant::now();
+                if trace {
+                    stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+                }
+                let t_dev = Instant::now();
+                let (mags, signs) = out.parts_mut()?;
+                self.download(&d_out, &d_neg, mags, signs)?;
+                (t_enq, t_dev)
+            }
+            Some(cut) => {
+                self.run_cut(cut, limbs, d_signs, &lens, hlen, stride, &mut out)?;
+                let t = Instant::now();
+                (t, t)
+            }
+        };
+        stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+        if trace {
+            let ms = |x: Instant, y: Instant| (y - x).as_secs_f64() * 1e3;
+            eprintln!(
+                "GPMP_TRACE gpu poly_mul {} x {}: host buffers {:.3} ms, limbs+signs {:.3}, enqueue {:.3}, device wait {:.3}, download {:.3}",
+                f.len(), g.len(), ms(t0, t_setup), ms(t_setup, t_up), ms(t_up, t_enq), ms(t_enq, t_dev), ms(t_dev, Instant::now())
+            );
+        }
+        Ok(out)
+    }
+
+    /// The product in the parts `cut` (see [`Cut`]): the rows of each prime group downloaded
+    /// into host memory, then the CRT block by block, each block's rows uploaded again.
+    #[allow(clippy::too_many_arguments)]
+    fn run_cut(
+        &self,
+        cut: Cut,
+        limbs: CudaSlice<u64>,
+        d_signs: CudaSlice<u8>,
+        lens: &[usize],
+        hlen: usize,
+        stride: usize,
+        out: &mut HostProduct,
+    ) -> Result<()> {
+        let (stream, k, t) = (&self.stream, self.s.primes.len(), self.t);
+        let pos = hlen * t;
+        let mut parked = crate::int::try_zeroed_words(k * pos)?;
+        for i0 in (0..k).step_by(cut.group) {
+            let i1 = (i0 + cut.group).min(k);
+            let rows = self.convolve(&limbs, &d_signs, lens, i0..i1)?;
+            for (row, dst) in rows.iter().zip(parked[i0 * pos..i1 * pos].chunks_mut(pos)) {
+                stream.memcpy_dtoh(&row.slice(..pos), dst).map_err(launch_err("cuMemcpyDtoH"))?;
+            }
+            stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+        }
+        drop((limbs, d_signs));
+        let (mags, signs) = out.parts_mut()?;
+        for c0 in (0..hlen).step_by(cut.block) {
+            let c1 = (c0 + cut.block).min(hlen);
+            let rows = (0..k)
+                .map(|i| stream.clone_htod(&parked[i * pos + c0 * t..i * pos + c1 * t]).map_err(launch_err("cuMemcpyHtoD")))
+                .collect::<Result<Vec<_>>>()?;
+            let (d_out, d_neg) = self.crt(rows, c1 - c0, stride)?;
+            self.download(&d_out, &d_neg, &mut mags[c0 * stride..c1 * stride], &mut signs[c0..c1])?;
+        }
+        Ok(())
+    }
+}
+
+/// Streams of finished products, kept for the next ones (a new stream costs driver round trips on
+/// every call); at most 16.
+fn stream_pool() -> &'static Mutex<Vec<Arc<CudaStream>>> {
+    static P: OnceLock<Mutex<Vec<Arc<CudaStream>>>> = OnceLock::new();
+    P.get_or_init(Default::default)
+}
+
+/// A kept stream of `dev`, or a new one.
+fn take_stream(dev: &Device) -> Result<Arc<CudaStream>> {
+    let mut pool = stream_pool().lock().unwrap_or_else(|e| e.into_inner());
+    match pool.iter().position(|s| Arc::ptr_eq(s.context(), &dev.ctx)) {
+        Some(i) => Ok(pool.swap_remove(i)),
+        None => {
+            drop(pool);
+            dev.stream()
+        }
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        let mut pool = stream_pool().lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() < 16 {
+            pool.push(Arc::clone(&self.stream));
+        }
+    }
+}
+
+/// A launch of ⌈m / NT⌉ × y blocks.
+fn grid(m: usize, y: usize) -> Result<LaunchConfig> {
+    let x = m.div_ceil(NT as usize);
+    if x > i32::MAX as usize || y > 65535 {
+        return Err(Error::SizeTooLarge(format!("a launch of {x} x {y} blocks")));
+    }
+    Ok(LaunchConfig { grid_dim: (x as u32, y as u32, 1), block_dim: (NT, 1, 1), shared_mem_bytes: 0 })
+}
+
+/// Kernel-only time of f·g on the current device, in milliseconds: residues, transforms, pointwise
+/// products, inverse transforms and CRT on device-resident inputs, timed by events; the median of
+/// `reps` runs after a warm-up run. Also returns the prime count and the transform length.
+pub fn time_device(f: &[IntRef], g: &[IntRef], reps: usize) -> Result<(f64, usize, usize)> {
+    let bits = product_bits(max_bits_par(f), max_bits_par(g), f.len(), g.len()).max(1);
+    let dev = device::current()?;
+    shield("GPU poly_mul timing", || {
+        let job = Job::new(&dev, f, g, bits, max_limbs(f, g))?;
+        let stream = &job.stream;
+        let (hlen, stride, l) = (f.len() + g.len() - 1, limbs_for_bits(bits), job.l);
+        let mut words = vec![0u64; (f.len() + g.len()) * l];
+        for (d, x) in words.chunks_mut(l).zip(f.iter().chain(g)) {
+            d[..x.mag.len()].copy_from_slice(x.mag);
+        }
+        let signs: Vec<u8> = f.iter().chain(g).map(|c| u8::from(c.neg)).collect();
+        let limbs = stream.clone_htod(&words).map_err(launch_err("cuMemcpyHtoD"))?;
+        let d_signs = stream.clone_htod(&signs).map_err(launch_err("cuMemcpyHtoD"))?;
+        let ev = || {
+            let flags = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT);
+            stream.context().new_event(flags).map_err(launch_err("cuEventCreate"))
+        };
+        let (start, end) = (ev()?, ev()?);
+        let mut times = Vec::with_capacity(reps);
+        for i in 0..=reps {
+            start.record(stream).map_err(launch_err("cuEventRecord"))?;
+            let out = job.compute(&limbs, &d_signs, &[f.len(), g.len()], hlen, stride)?;
+            end.record(stream).map_err(launch_err("cuEventRecord"))?;
+            end.synchronize().map_err(launch_err("cuEventSynchronize"))?;
+            drop(out);
+            if i > 0 {
+                times.push(start.elapsed_ms(&end).map_err(launch_err("cuEventElapsedTime"))? as f64);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        Ok((times.get(times.len() / 2).copied().unwrap_or(f64::NAN), job.s.primes.len(), job.n))
+    })
+}
