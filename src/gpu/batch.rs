@@ -1,7 +1,9 @@
-//! Batched modular multiplication and exponentiation on the device (`gpmp_zvec_mulmod`/`_powm` on
-//! device vectors, and `gpmp_mpz_mulmod_n`/`_powm_n` when [`crate::ops::route`] sends them here) for an odd modulus m of at most [`MAX_LIMBS`] limbs shared by the batch:
-//! `kernels/batch.cu`, Montgomery arithmetic with R = 2^(64 L), one thread per element, specialised
-//! per padded limb count L of m ([`spec_limbs`]).
+//! Batched modular multiplication and exponentiation on the device, the GPU twin of
+//! [`crate::int::batch`]'s mulmod and powm (`gpmp_zvec_mulmod`/`_powm` on device vectors, and
+//! `gpmp_mpz_mulmod_n`/`_powm_n` when [`crate::ops::route`] sends them here) for an odd modulus m of
+//! at most [`MAX_LIMBS`] limbs shared by the batch: `kernels/batch.cu`, Montgomery arithmetic
+//! (\[Montgomery\], products by \[CIOS\]) with R = 2^(64 L), one thread per element, specialised per
+//! padded limb count L of m ([`spec_limbs`]).
 //! Inputs of any sign and size are reduced on the device; results are canonical in [0, m), so
 //! equal to the CPU path's ([`crate::int::batch`], GMP) bit for bit. Even m, or m above 4096 bits,
 //! stays on the CPU (the callers check [`supports`]).

@@ -1,6 +1,7 @@
 //! One big-integer product r = a·b on the GPU, limbs in and limbs out (`gpmp_mpz_mul` under the GPU
-//! backend). The limbs are the coefficients of a(x), b(x) at x = 2^64; the coefficients of the
-//! product, c_m = Σ a_j·b_(m−j) < min(la, lb)·2^128, are recovered exactly from three primes
+//! backend), the GPU twin of the CPU's three-prime NTT product (`src/int/ntt_mul.rs`). The limbs
+//! are the coefficients of a(x), b(x) at x = 2^64; the coefficients of the product,
+//! c_m = Σ a_j·b_(m−j) < min(la, lb)·2^128, are recovered exactly from three primes
 //! 2^61 < p_i < 2^62 (M = p_0·p_1·p_2 > 2^183 > c_m while min(la, lb) < 2^55), and
 //! r = Σ c_m·2^(64m) is resolved on the device. Counting: 64-bit digits need 128 + log2 n bits per
 //! coefficient, so three 62-bit primes on n = 2^⌈log2(la+lb−1)⌉ points (3·3 transforms of n words);

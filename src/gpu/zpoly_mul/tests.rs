@@ -59,7 +59,7 @@ fn prime_counts_follow_the_bound() {
 }
 
 /// The shape: one-limb coefficients stay direct; many-limb ones are split into limbs with 3
-/// primes when that is cheaper (the W2 grid's 1024- and 16384-bit cells), and the digit bound
+/// primes when that is cheaper (lengths 2^12 at 1024 bits, 2^10 at 16384 bits), and the digit bound
 /// min(la, lb)·l·2^128 holds for those primes.
 #[test]
 fn shapes_follow_the_cost_model() {
@@ -302,11 +302,6 @@ mod gpu {
         assert!(!zpoly::gpu_wanted(&fv, &gv, crate::runtime::Backend::Cpu).unwrap());
     }
 
-    /// The product in parts (a test cap on the free device memory): prime groups of 1, 2 and
-    /// 4 of 9 primes, CRT blocks of a few hundred coefficients (crossing the operands' and the
-    /// blocks' boundaries), direct and split (recombined) shapes, squares, max coefficients
-    /// and mixed signs, against the uncut product and the GMP oracle; and a cap below the
-    /// inputs gives `OutOfMemory`, cleanly.
     /// The product in parts (a test cap on the free device memory, see [`parts_cases`] and
     /// [`cuts_follow_the_memory_budget`]): prime groups of 1 to k/2 primes, CRT blocks of a few
     /// hundred coefficients (crossing the operands' and the blocks' boundaries), direct and
