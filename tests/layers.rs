@@ -160,7 +160,7 @@ fn every_module_imports_only_its_layer_and_those_below() {
     let mut bad = Vec::new();
     for f in &files {
         let rel = f.strip_prefix(&src).unwrap();
-        // build.rs is no module; a tests.rs is a test module in its own file (`#[cfg(test)] mod tests;`).
+        // The build script, and test modules kept in a file of their own (`#[cfg(test)] mod tests;`).
         if rel == Path::new("build.rs") || rel.file_name().is_some_and(|n| n == "tests.rs") {
             continue;
         }
