@@ -353,9 +353,8 @@ enum gpmp_status gpmp_mpz_powm_n(mpz_t *r,
                                  size_t n);
 
 /*
- r = a·b (GMP below its crossover, a multi-threaded NTT product above; the GPU product of
- `gpu::bigmul` under `GPMP_BACKEND_GPU` from 768 limbs, under AUTO from 2^13 limbs when a GPU is
- usable: `int::gpu_route`).
+ r = a·b (GMP below its crossover, a multi-threaded NTT product above, or the GPU product where
+ `ops::route` sends it: `ops::int::mul_mag_start`).
  r may be a or b.
 
  # Safety

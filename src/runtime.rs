@@ -97,27 +97,6 @@ pub fn gpu_available() -> bool {
     crate::gpu::device::current().is_ok()
 }
 
-/// Whether a call runs on the GPU under the current backend ([`Backend::on_gpu`]).
-pub fn on_gpu(auto_wins: bool) -> Result<bool> {
-    backend().on_gpu(auto_wins)
-}
-
-impl Backend {
-    /// Whether a call runs on the GPU under this backend: never with `Cpu`, always with `Gpu`
-    /// (`NoCudaDevice` when no GPU is usable), and with `Auto` when `auto_wins` (the caller's
-    /// measured size rule) holds and a GPU is usable.
-    pub fn on_gpu(self, auto_wins: bool) -> Result<bool> {
-        Ok(match self {
-            Backend::Cpu => false,
-            Backend::Gpu => {
-                crate::gpu::device::current()?;
-                true
-            }
-            Backend::Auto => auto_wins && gpu_available(),
-        })
-    }
-}
-
 /// Chooses the backend. `Gpu` without a usable GPU fails with `NoCudaDevice` and changes nothing.
 pub fn set_backend(b: Backend) -> Result<()> {
     if b == Backend::Gpu && !gpu_available() {

@@ -372,31 +372,6 @@ fn launch_binary(
     Ok(())
 }
 
-/// Which GPU routine a call would use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Route {
-    Dft,
-    Elementwise(Op),
-}
-
-/// Smallest N (elements) from which `Backend::Auto` sends a route to the GPU (when one is usable).
-/// Measured end to end on an H100 host against its 16 cores (bench/results/gpu-h100.md,
-/// `gpu_gfpf`): the DFT wins 4–8× from N = 2^10 on (P3 and P4, tables cached); the elementwise
-/// operations never do up to 2^20 (three pageable transfers of the data cost more than the CPU's
-/// products: mul_n 0.2–0.8×), so AUTO keeps them on the CPU.
-fn auto_min(route: Route) -> usize {
-    match route {
-        Route::Dft => 1 << 10,
-        Route::Elementwise(_) => usize::MAX,
-    }
-}
-
-/// Whether a call on n elements goes to the GPU: always with `Backend::Gpu` (`NoCudaDevice`
-/// when none is usable), from [`auto_min`] with `Backend::Auto`.
-pub fn on_gpu(route: Route, n: usize) -> Result<bool> {
-    runtime::on_gpu(n >= auto_min(route))
-}
-
 /// Random canonical elements (element-major), for timing.
 fn sample(f: &Gfpf, n: usize) -> Vec<u64> {
     let mut s = 0x9e37_79b9_7f4a_7c15u64;
