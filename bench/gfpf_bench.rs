@@ -181,7 +181,7 @@ fn main() {
     let ks: Vec<usize> = env("GFPF_K").map_or(vec![8, 16], |k| vec![k]);
     let min_lg = env("GFPF_MIN_LG").unwrap_or(12) as u32;
     if let Some(w) = env("GFPF_STREAM_MIN") {
-        gpmp::gfpf::set_stream_min(w);
+        gpmp::gfpf::variants::set_stream_min(w);
     }
     let mode = std::env::args().nth(1).unwrap_or_default();
     if mode == "plans" || mode == "kara" || mode == "stream" {
@@ -209,9 +209,9 @@ fn main() {
                 one.install(|| {
                     for round in 0..=reps {
                         for i in [round % 2, 1 - round % 2] {
-                            gpmp::gfpf::set_base_cap(caps[i]);
-                            gpmp::gfpf::set_karatsuba(mode != "kara" || i == 1);
-                            gpmp::gfpf::set_stream_min(if mode == "stream" && i == 1 { 0 } else { usize::MAX });
+                            gpmp::gfpf::variants::set_base_cap(caps[i]);
+                            gpmp::gfpf::variants::set_karatsuba(mode != "kara" || i == 1);
+                            gpmp::gfpf::variants::set_stream_min(if mode == "stream" && i == 1 { 0 } else { usize::MAX });
                             let s = best(1, || {
                                 y.copy_from_slice(&x);
                                 f.dft_cpu(&mut y, n, &w).unwrap();
@@ -223,8 +223,8 @@ fn main() {
                         }
                     }
                 });
-                gpmp::gfpf::set_base_cap(0);
-                gpmp::gfpf::set_karatsuba(true);
+                gpmp::gfpf::variants::set_base_cap(0);
+                gpmp::gfpf::variants::set_karatsuba(true);
                 let ratios = t[1].iter().zip(&t[0]).map(|(a, b)| a / b).collect();
                 let line: Vec<String> = (0..2)
                     .map(|i| {
@@ -257,7 +257,7 @@ fn main() {
     }
     if let Ok(lg) = std::env::var("GFPF_PROFILE_LG") {
         // Only one DFT, repeated (for perf).
-        gpmp::gfpf::set_base_cap(env("GFPF_BASE_CAP").unwrap_or(0));
+        gpmp::gfpf::variants::set_base_cap(env("GFPF_BASE_CAP").unwrap_or(0));
         let (f, n) = (Gfpf::builtin(ks[0]).unwrap(), 1usize << lg.parse::<u32>().unwrap());
         let w = f.root_of_unity(n).unwrap();
         let mut x: Vec<u64> = (0..n).flat_map(|i| f.from_u64(i as u64 * 0x1234_5678_9abc)).collect();
@@ -369,7 +369,7 @@ fn main() {
                             continue;
                         }
                         let t = if v < 2 {
-                            gpmp::gfpf::set_simd(v == 0);
+                            gpmp::gfpf::variants::set_simd(v == 0);
                             let out = if v == 0 { &mut y } else { &mut ys };
                             best(1, || {
                                 out.copy_from_slice(&x);
@@ -389,7 +389,7 @@ fn main() {
                     }
                 }
             });
-            gpmp::gfpf::set_simd(true);
+            gpmp::gfpf::variants::set_simd(true);
             // Same result?
             let same =
                 (lg > scalar_max || y == ys) && yz.iter().zip(y.chunks(k)).all(|(a, b)| unsafe { gmp::mpz_cmp(&a.0, &to_z(b).0) == 0 });

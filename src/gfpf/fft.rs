@@ -78,7 +78,6 @@ static STREAM_MIN: AtomicUsize = AtomicUsize::new(GFPF_DFT_STREAM_MIN_WORDS);
 /// Sets the size (N·k words) from which the DFT passes store non-temporally into 64-byte
 /// aligned buffers (usize::MAX: never; default [`GFPF_DFT_STREAM_MIN_WORDS`]; for benchmarks that
 /// compare the two, same results).
-#[doc(hidden)]
 pub fn set_stream_min(words: usize) {
     STREAM_MIN.store(words, Ordering::Relaxed);
 }

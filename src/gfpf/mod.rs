@@ -24,11 +24,14 @@ pub mod poly;
 pub mod root;
 mod simd;
 
-#[doc(hidden)]
-pub use fft::set_stream_min;
-#[doc(hidden)]
-pub use simd::set_enabled as set_simd;
-#[doc(hidden)]
-pub use simd::{set_base_cap, set_karatsuba};
+/// Process-wide choices between equivalent implementations of the DFT and the element product, for
+/// benchmarks and tests that compare them in one process (`bench/gfpf_bench.rs`). Every setting gives
+/// the same results; the defaults are the tuned choices of [`crate::tuning`]. These and the backend and
+/// thread count are the library's only process-wide settings.
+pub mod variants {
+    pub use super::fft::set_stream_min;
+    pub use super::simd::set_enabled as set_simd;
+    pub use super::simd::{set_base_cap, set_karatsuba};
+}
 
 pub use field::Gfpf;

@@ -31,7 +31,6 @@ static ENABLED: AtomicBool = AtomicBool::new(true);
 
 /// Turns the AVX-512 paths of the GFPF DFT and `mul_n` on or off for the whole process (for
 /// benchmarks).
-#[doc(hidden)]
 pub fn set_enabled(on: bool) {
     ENABLED.store(on, Ordering::Relaxed);
 }
@@ -41,7 +40,6 @@ static BASE_CAP: AtomicUsize = AtomicUsize::new(0);
 
 /// Caps the base size of the GFPF DFT plans at `m` elements for the whole process (0: no cap;
 /// for benchmarks that compare plans, e.g. 2k-point against 4k-point bases).
-#[doc(hidden)]
 pub fn set_base_cap(m: usize) {
     BASE_CAP.store(m, Ordering::Relaxed);
 }
@@ -51,7 +49,6 @@ static KARATSUBA: AtomicBool = AtomicBool::new(true);
 
 /// Turns the Karatsuba level of the IFMA element product on or off for the whole process (for
 /// benchmarks that compare it with the schoolbook product; the results are the same).
-#[doc(hidden)]
 pub fn set_karatsuba(on: bool) {
     KARATSUBA.store(on, Ordering::Relaxed);
 }
