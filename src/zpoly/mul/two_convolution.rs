@@ -631,46 +631,4 @@ mod tests {
         assert_mul(Alg::TwoConvolution, &f, &g, "5000 x 3, 64 bits");
         assert_mul(Alg::TwoConvolution, &g, &f, "3 x 5000, 64 bits");
     }
-
-    /// Timings, printed, never asserted (release: `cargo test --release --lib
-    /// two_convolution::tests::timings -- --ignored --nocapture`): best of 5 wall and process-CPU
-    /// times, on one thread and on the whole pool, for both prime families.
-    #[test]
-    #[ignore]
-    fn timings() {
-        fn cpu_ms() -> f64 {
-            let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-            // SAFETY: ts is a valid timespec.
-            unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-            ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 * 1e-6
-        }
-        let mut rng = Rng(7);
-        for (len, bits) in [(1usize << 12, 1024u64), (1 << 16, 256)] {
-            let f = poly(&mut rng, len, bits, 1);
-            let g = poly(&mut rng, len, bits, 1);
-            let (fv, gv) = (views(&f), views(&g));
-            for primes in FAMILIES {
-                let par = Params::choose(primes, bits, len, len).unwrap();
-                for threads in [1, crate::runtime::available_cores()] {
-                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-                    let (wall, cpu) = (0..5)
-                        .map(|_| {
-                            let (t, c) = (std::time::Instant::now(), cpu_ms());
-                            std::hint::black_box(pool.install(|| mul_with(&fv, &gv, par).unwrap()));
-                            (t.elapsed().as_secs_f64() * 1e3, cpu_ms() - c)
-                        })
-                        .fold((f64::INFINITY, f64::INFINITY), |(a, b), (x, y)| (a.min(x), b.min(y)));
-                    println!(
-                        "len {len}, {bits} bits, {threads} threads: {wall:.2} ms wall, {cpu:.2} ms cpu \
-                         (K = 2^{}, M = {}, {} primes of {} bits, L = {})",
-                        par.k,
-                        par.m,
-                        par.e,
-                        primes[0].ilog2() + 1,
-                        par.l
-                    );
-                }
-            }
-        }
-    }
 }
