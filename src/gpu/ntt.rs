@@ -350,7 +350,7 @@ impl<W: Word> Plan<W> {
 
     /// The candidates and, for lengths up to 2^32, the same pass structures with the long kernel
     /// (which runs any length), for tests.
-    #[cfg(test)]
+    #[cfg(all(test, feature = "gpu-tests"))]
     fn every_variant(&self) -> Vec<Variant> {
         let long = self.variants.iter().map(|v| Variant { kernel: PassKernel::Long, passes: v.passes });
         let mut all = self.variants.clone();
