@@ -15,33 +15,11 @@ use gpmp::testing::Rng;
 
 #[path = "common.rs"]
 mod common;
-use common::median;
+use common::{best_s, median, now};
 
-/// Whether [`now`] reads the wall clock (more than one thread).
-static WALL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Seconds. At 1 thread the process CPU time: on the shared, loaded box this counts only our own
-/// work (the pool has one worker and the caller waits), where wall time counts the neighbours too.
-/// Above 1 thread the wall clock, since the CPU time would add up every worker's.
-fn now() -> f64 {
-    let clock = if WALL.load(std::sync::atomic::Ordering::Relaxed) { libc::CLOCK_MONOTONIC } else { libc::CLOCK_PROCESS_CPUTIME_ID };
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(clock, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
-fn best(mut f: impl FnMut()) -> f64 {
-    let (mut best, mut total, mut runs) = (f64::INFINITY, 0.0, 0);
-    while runs < 10 || total < 1.0 {
-        let t = now();
-        f();
-        let dt = now() - t;
-        best = best.min(dt);
-        total += dt;
-        runs += 1;
-    }
-    best
+/// The best time of f in seconds over at least 10 runs and 1 s.
+fn best(f: impl FnMut()) -> f64 {
+    best_s(10, 1.0, usize::MAX, f)
 }
 
 /// n residues mod p from the crate's test generator, seeded with `seed`.
@@ -53,7 +31,6 @@ fn rand_vec(n: usize, p: u64, seed: u64) -> Vec<u64> {
 fn main() {
     let threads: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(1);
     gpmp::runtime::set_num_threads(threads).unwrap();
-    WALL.store(threads > 1, std::sync::atomic::Ordering::Relaxed);
     let p50 = prime::fourier_prime(50, 0).unwrap();
     let p62 = prime::fourier_prime(62, 0).unwrap();
     let only = std::env::args().skip(1).find(|a| a == "ntt" || a == "mul");

@@ -24,6 +24,8 @@
 //! `--min-time` (0.05 s; at least 3 runs), process CPU time at 1 thread (on a shared machine this
 //! counts only this process's work), wall time above. `--quick`: 0.01 s, fewer small lengths and a
 //! lower cap, about a minute on a 2-core machine; the full run takes a few minutes.
+#[path = "common.rs"]
+mod common;
 use gpmp::runtime::{self, Backend};
 use gpmp::testing::{coef, views, Coef, Rng};
 use gpmp::tuning::INT_MUL_NTT_MIN_LIMBS as NTT_MUL_MIN_LIMBS;
@@ -35,27 +37,9 @@ struct Opts {
     min_time: f64,
 }
 
-/// Seconds of the process CPU time (1 thread) or of the monotonic clock (more threads).
-fn now() -> f64 {
-    let clock = if runtime::num_threads() == 1 { libc::CLOCK_PROCESS_CPUTIME_ID } else { libc::CLOCK_MONOTONIC };
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes the timespec it is given.
-    unsafe { libc::clock_gettime(clock, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-}
-
 /// Best time of `f` in ms over runs adding up to `min_time` seconds (at least 3 runs, at most 1000).
-fn best_ms(min_time: f64, mut f: impl FnMut()) -> f64 {
-    let (mut best, mut total, mut runs) = (f64::MAX, 0.0, 0);
-    while runs < 3 || (total < min_time && runs < 1000) {
-        let t = now();
-        f();
-        let dt = now() - t;
-        best = best.min(dt);
-        total += dt;
-        runs += 1;
-    }
-    best * 1e3
+fn best_ms(min_time: f64, f: impl FnMut()) -> f64 {
+    common::best_s(3, min_time, 1000, f) * 1e3
 }
 
 fn random_poly(rng: &mut Rng, len: usize, bits: u64) -> Vec<Coef> {
