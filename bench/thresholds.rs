@@ -15,7 +15,8 @@
 //! - unbalanced products at 64 bits (short length 16): from which long length n the small-prime NTT
 //!   replaces Kronecker;
 //! - integers: from which balanced size (limbs) the multi-modular NTT product (`int::ntt_mul`)
-//!   replaces GMP's `mpn_mul`.
+//!   replaces GMP's `mpn_mul`; from which odd modulus (limbs) modular powers reduce by Montgomery's
+//!   REDC by products rather than one limb at a time (`int::PowmModulus`).
 //!
 //! Both sides are timed at every scanned length (until both pass a time cap); the threshold printed
 //! is the one a one-threshold dispatcher should use: the length from which taking the faster-growing
@@ -28,7 +29,8 @@
 mod common;
 use gpmp::runtime::{self, Backend};
 use gpmp::testing::{coef, views, Coef, Rng};
-use gpmp::tuning::INT_MUL_NTT_MIN_LIMBS as NTT_MUL_MIN_LIMBS;
+use gpmp::int::{IntRef, PowmModulus, PowmReduction, PowmScratch};
+use gpmp::tuning::{INT_MUL_NTT_MIN_LIMBS as NTT_MUL_MIN_LIMBS, POWM_REDC_MULLO_MIN_LIMBS};
 use gpmp::zpoly::{self, Alg};
 use std::hint::black_box;
 
@@ -255,6 +257,27 @@ fn int_table(o: &Opts) {
         }
     });
     print_const("INT_MUL_NTT_MIN_LIMBS", "Balanced integer products, limbs", &c, "GMP mpn_mul", "the NTT product", Some(NTT_MUL_MIN_LIMBS));
+    eprintln!("int: modular powers");
+    let sizes: Vec<usize> = if o.quick { vec![16, 32, 48, 64, 96, 128] } else { vec![16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 160] };
+    let c = crossing(&sizes, 50.0, |products, k| {
+        let mut m: Vec<u64> = (0..k).map(|_| rng.next()).collect();
+        m[0] |= 1;
+        m[k - 1] |= 1 << 63;
+        let base: Vec<u64> = (0..k).map(|_| rng.next()).collect();
+        let exp: Vec<u64> = (0..4).map(|_| rng.next()).collect();
+        let reduction = if products { PowmReduction::RedcMullo } else { PowmReduction::Redc1 };
+        let pm = PowmModulus::with_reduction(&m, k, reduction).unwrap();
+        let (mut out, mut s) = (vec![0u64; k], PowmScratch::default());
+        best_ms(o.min_time, || pm.powm_into(&mut out, IntRef::new(false, &base), &exp, &mut s).unwrap())
+    });
+    print_const(
+        "POWM_REDC_MULLO_MIN_LIMBS",
+        "Powers modulo an odd m (256-bit exponents), limbs of m",
+        &c,
+        "REDC one limb at a time",
+        "REDC by products",
+        Some(POWM_REDC_MULLO_MIN_LIMBS),
+    );
 }
 
 fn machine() -> String {

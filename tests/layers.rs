@@ -200,3 +200,59 @@ fn the_checker_catches_deliberate_bad_imports() {
     .is_empty());
     assert_eq!(violations(core, "#[cfg(test)]\nmod tests {\n}\nuse crate::gpu::ntt;\n").len(), 1, "code after a test module");
 }
+
+/// GMP functions that take no temporary memory (no `TMP_ALLOC`, no memory function): library code
+/// may call them on any thread. The others (`mpz_*`, `mpn_mul`, `mpn_sqr`, `mpn_tdiv_qr`, `mpn_powm`,
+/// ...) are named only by the C layer, on the caller's thread, and by `int/mpn.rs`, which calls them
+/// within the sizes where their temporary space stays on the stack (the rule of `src/int/mpn.rs`).
+const GMP_WITHOUT_MEMORY: [&str; 16] = [
+    "mpn_add", "mpn_add_1", "mpn_add_n", "mpn_sub", "mpn_sub_1", "mpn_sub_n", "mpn_neg", "mpn_mul_1", "mpn_addmul_1", "mpn_submul_1",
+    "mpn_divrem_1", "mpn_lshift", "mpn_rshift", "mpn_cmp", "mpn_zero", "mpn_copyi",
+];
+
+/// Every call of a GMP function that may take memory outside the C layer and `int/mpn.rs`, as
+/// "file:line: gmp::name" (types, such as `gmp::mpz_t`, are not calls).
+fn gmp_memory_calls(rel: &Path, src: &str) -> Vec<String> {
+    // Gfpf::new's primality test (mpz_probab_prime_p) runs on the caller's thread: gpmp_gfpf_new
+    // calls it outside gpmp's pool.
+    let allowed_here: &[&str] = if rel == Path::new("gfpf/field.rs") { &["mpz_roinit_n", "mpz_probab_prime_p"] } else { &[] };
+    if rel.starts_with("ffi") || rel == Path::new("int/mpn.rs") {
+        return Vec::new();
+    }
+    let mut bad = Vec::new();
+    for (no, line) in code(src) {
+        let mut rest = line.as_str();
+        while let Some(at) = rest.find("gmp::") {
+            rest = &rest[at + 5..];
+            let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+            let (name, after) = rest.split_at(end);
+            let call = after.trim_start().starts_with('(');
+            if call && !GMP_WITHOUT_MEMORY.contains(&name) && !allowed_here.contains(&name) {
+                bad.push(format!("{}:{no}: gmp::{name}", rel.display()));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn library_code_calls_gmp_functions_that_take_memory_only_where_allowed() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut bad = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap();
+        if rel.starts_with("testing") || rel.file_name().is_some_and(|n| n == "tests.rs") {
+            continue;
+        }
+        bad.extend(gmp_memory_calls(rel, &std::fs::read_to_string(f).unwrap()));
+    }
+    assert!(bad.is_empty(), "GMP functions that may take memory called outside the C layer and int/mpn.rs:\n{}", bad.join("\n"));
+    // The checker itself.
+    let core = Path::new("int/batch.rs");
+    assert_eq!(gmp_memory_calls(core, "unsafe { gmp::mpn_mul(r, a, 1, b, 1) };\n").len(), 1);
+    assert_eq!(gmp_memory_calls(core, "gmp::mpz_powm (r, b, e, m);\n").len(), 1);
+    assert!(gmp_memory_calls(core, "gmp::mpn_add_n(r, a, b, n); let z: gmp::mpz_t;\n#[cfg(test)]\nmod tests {\n fn f() { gmp::mpz_mul(a, b, c) }\n}\n").is_empty());
+    assert!(gmp_memory_calls(Path::new("int/mpn.rs"), "gmp::mpn_tdiv_qr(q, r, 0, n, 1, d, 1);\n").is_empty());
+}

@@ -212,7 +212,9 @@ pub unsafe extern "C" fn gpmp_gfpf_to_mpz(F: *const gpmp_gfpf, a: *mut mpz_t, x:
             let (row, _) = h.row_mut(i);
             f.to_limbs(row, &v[i * k..][..k]);
         }
-        runtime::install(|| write_slab(&h, slots))
+        // On this thread: the writer grows the mpz_t that are too small here (the host's GMP memory
+        // functions) and copies in gpmp's pool.
+        write_slab(&h, slots)
     })
 }
 

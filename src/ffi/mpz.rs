@@ -1,9 +1,15 @@
 //! `mpz_t` ↔ limb views. Inputs are borrowed without copying (long arrays in parallel, into pooled
 //! vectors, with their largest bit size). Outputs: only the calling thread grows the `mpz_t` that
-//! are too small (so the host's GMP allocator — Julia's, Maple's — is only ever called from the
-//! caller's thread), limbs and sizes are set in parallel: `write_bounded` (values of a known most
+//! are too small, limbs and sizes are set in parallel: `write_bounded` (values of a known most
 //! limbs: slabs, GPU products) copies what fits in one pass and grows the rest after, `write_ints`
 //! grows first, then copies.
+//!
+//! The promise to the host: every export calls the host's GMP memory functions (Julia's, Maple's,
+//! PARI's; `mp_set_memory_functions`) only on the calling thread, at every size and on both
+//! backends. The writers here grow outputs on that thread, outside `runtime::install`; the work in
+//! gpmp's pool and the GPU stages calls GMP only where it takes no memory (`crate::int::mpn`: GMP's
+//! products and quotients within their stack bound, gpmp's own above). `tests/gmp_allocator.rs`
+//! checks every export with thread-checking memory functions.
 use crate::int::{IntRef, ZList, ZSlab};
 use crate::zpoly::HostProduct;
 use crate::{invalid, Error, Result};

@@ -3,7 +3,7 @@
 use super::arith::RDiv;
 use super::crt_mul::CrtMul;
 use super::fft::Twiddles;
-use crate::int::normalized;
+use crate::int::{normalized, rem_by_gmp};
 use crate::{invalid, Result};
 use gmp_mpfr_sys::gmp;
 use std::mem::MaybeUninit;
@@ -145,13 +145,8 @@ impl Gfpf {
         let (k, pl) = (self.k, self.p.len());
         let mag = normalized(mag);
         let mut rem = vec![0u64; pl];
-        if mag.len() >= pl {
-            let mut q = vec![0u64; mag.len() - pl + 1];
-            // SAFETY: sizes as mpn_tdiv_qr requires (nn ≥ dn ≥ 1, top limb of p nonzero).
-            unsafe { gmp::mpn_tdiv_qr(q.as_mut_ptr(), rem.as_mut_ptr(), 0, mag.as_ptr(), mag.len() as _, self.p.as_ptr(), pl as _) };
-        } else {
-            rem[..mag.len()].copy_from_slice(mag);
-        }
+        // p has at most 257 limbs: GMP's quotients by blocks, on any thread.
+        rem_by_gmp(&mut rem, mag, &self.p, &mut Vec::new());
         if neg && rem.iter().any(|&l| l != 0) {
             // rem ← p − rem
             let mut t = self.p.clone();

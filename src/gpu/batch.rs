@@ -14,11 +14,10 @@ use super::compile;
 use super::kernels::{Kernel, Spec};
 use super::zvec::DevVec;
 use super::{driver_err, shield};
-use crate::int::{mag_bits, normalized};
+use crate::int::{mag_bits, normalized, rem_by_gmp};
 use crate::nmod::prime::neg_inverse;
 use crate::{invalid, Error, Result};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
-use gmp_mpfr_sys::gmp;
 use std::sync::Arc;
 
 /// Threads per block (`NT` in the kernel).
@@ -67,16 +66,14 @@ pub fn powers(m: &[u64], l: usize, rows: usize) -> Result<Vec<u64>> {
     let mut out = vec![0u64; rows * l];
     // num = prev·R (prev = 1 for row 0), then num mod m into the row.
     let mut num = vec![0u64; l + ml];
-    let mut q = vec![0u64; l + 1];
+    let mut q = Vec::new();
     let mut prev = vec![0u64; ml];
     prev[0] = 1;
     for row in out.chunks_mut(l) {
         num.fill(0);
         num[l..l + ml].copy_from_slice(&prev);
-        let nn = normalized(&num).len();
-        // SAFETY: num has nn ≥ l + 1 > ml limbs with a nonzero top one; q has nn − ml + 1 ≤ l + 1
-        // limbs, prev ml; m's top limb is nonzero; no overlaps.
-        unsafe { gmp::mpn_tdiv_qr(q.as_mut_ptr(), prev.as_mut_ptr(), 0, num.as_ptr(), nn as _, m.as_ptr(), ml as _) };
+        // GMP's quotient (2l ≤ 128 limbs) takes no memory from the host's GMP memory functions.
+        rem_by_gmp(&mut prev, &num, m, &mut q);
         row[..ml].copy_from_slice(&prev);
     }
     Ok(out)
@@ -153,7 +150,8 @@ pub fn powm(base: &DevVec, exp: &DevVec, m: &[u64], bits: u64) -> Result<DevVec>
 mod tests {
     use super::*;
     use crate::int::IntRef;
-    use crate::int::Mpz;
+    use crate::testing::Mpz;
+    use gmp_mpfr_sys::gmp;
 
     #[test]
     fn specialisations_cover_every_modulus_size() {

@@ -756,7 +756,7 @@ mod tests {
             use crate::ffi::gpmp_status;
             use crate::ffi::mpz_n::{gpmp_mpz_mul, gpmp_mpz_sqr};
             use crate::ffi::runtime::{gpmp_set_backend, RawBackend};
-            use crate::int::{Mpz, MpzView};
+            use crate::testing::{Mpz, MpzView};
             assert_eq!(gpmp_set_backend(RawBackend(2)), gpmp_status::GPMP_SUCCESS);
             let mut rng = Rng(53);
             for &(la, lb, kind) in &[(768, 768, 1), (5000, 900, 0), (200_000, 123_457, 2), (1 << 20, 1 << 19, 1)] {

@@ -1,11 +1,13 @@
 //! Element-wise arithmetic on batches of signed integers (the CPU path of `gpmp_mpz_*_n` and
-//! `gpmp_zvec_*`): rayon over elements, GMP's `mpn` layer per element (`mpz_powm` for powers).
+//! `gpmp_zvec_*`): rayon over elements; per element GMP's `mpn` additions, [`mul_into`] products,
+//! [`Divisor`] remainders and [`PowmModulus`] powers, none of which reaches the host's GMP memory
+//! functions from a worker thread ([`super::mpn`]). The modulus is prepared once per batch.
 //!
 //! Each kernel takes equal-length slices of views and returns a [`ZList`] whose slot i is sized by a
 //! bound computed from the input sizes (limbs): a ± b: max(la, lb) + 1; a·b: la + lb;
 //! r + a·b: max(lr, la + lb) + 1; anything mod m: lm. The modular kernels reduce any signed value
 //! into [0, m) (m > 1): t mod m = t − m·⌊t/m⌋.
-use super::{normalized, IntRef, Mpz, MpzView, ZList};
+use super::{mul_into, Divisor, IntRef, PowmModulus, PowmScratch, ZList};
 use crate::{invalid, Error, Result};
 use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
@@ -15,12 +17,12 @@ use std::cmp::Ordering;
 const GRAIN: usize = 256;
 const POWM_GRAIN: usize = 4;
 
-/// Per-thread scratch: a value and a quotient buffer, and a GMP integer for `mpz_powm`.
+/// Per-thread scratch: a value and a quotient buffer, and the buffers of a power.
 #[derive(Default)]
 struct Scratch {
     t: Vec<u64>,
     q: Vec<u64>,
-    z: Mpz,
+    powm: PowmScratch,
 }
 
 /// `v` resized to `n` zero limbs (fallible).
@@ -98,37 +100,21 @@ fn add_into(out: &mut [u64], x: IntRef, y: IntRef) -> bool {
 }
 
 /// out ← x·y; out (zeroed) has at least |x| + |y| limbs. Returns the sign.
-fn mul_into(out: &mut [u64], x: IntRef, y: IntRef) -> bool {
+fn mul_signed(out: &mut [u64], x: IntRef, y: IntRef) -> Result<bool> {
     if x.is_zero() || y.is_zero() {
-        return false;
+        return Ok(false);
     }
-    let (a, b) = if x.mag.len() >= y.mag.len() { (x.mag, y.mag) } else { (y.mag, x.mag) };
-    // SAFETY: out has ≥ la + lb limbs, no overlap with a, b; la ≥ lb ≥ 1.
-    unsafe {
-        if std::ptr::eq(a, b) {
-            gmp::mpn_sqr(out.as_mut_ptr(), a.as_ptr(), a.len() as _);
-        } else {
-            gmp::mpn_mul(out.as_mut_ptr(), a.as_ptr(), a.len() as _, b.as_ptr(), b.len() as _);
-        }
-    }
-    x.neg != y.neg
+    mul_into(&mut out[..x.mag.len() + y.mag.len()], x.mag, y.mag)?;
+    Ok(x.neg != y.neg)
 }
 
 /// out ← t mod m ∈ \[0, m) for t = (−1)^neg·|t|; out has |m| limbs, `q` is scratch.
-fn reduce_into(out: &mut [u64], neg: bool, t: &[u64], m: &[u64], q: &mut Vec<u64>) -> Result<()> {
-    let t = normalized(t);
-    let ml = m.len();
-    if t.len() < ml {
-        out[..t.len()].copy_from_slice(t);
-        out[t.len()..].fill(0);
-    } else {
-        let q = zeroed(q, t.len() - ml + 1)?;
-        // SAFETY: q has tl − ml + 1 limbs, out ml; no overlap; m's top limb is nonzero.
-        unsafe { gmp::mpn_tdiv_qr(q.as_mut_ptr(), out.as_mut_ptr(), 0, t.as_ptr(), t.len() as _, m.as_ptr(), ml as _) };
-    }
+fn reduce_into(out: &mut [u64], neg: bool, t: &[u64], m: &Divisor, q: &mut Vec<u64>) -> Result<()> {
+    m.rem_into(out, t, q)?;
     if neg && out.iter().any(|&l| l != 0) {
-        // SAFETY: out and m have ml limbs; GMP allows rp == s2p; |t| mod m < m so no borrow.
-        unsafe { gmp::mpn_sub_n(out.as_mut_ptr(), m.as_ptr(), out.as_ptr(), ml as _) };
+        let m = m.modulus();
+        // SAFETY: out and m have m.len() limbs; GMP allows rp == s2p; |t| mod m < m so no borrow.
+        unsafe { gmp::mpn_sub_n(out.as_mut_ptr(), m.as_ptr(), out.as_ptr(), m.len() as _) };
     }
     Ok(())
 }
@@ -148,7 +134,7 @@ pub fn sub(a: &[IntRef], b: &[IntRef]) -> Result<ZList> {
 /// r\[i\] = a\[i\]·b\[i\].
 pub fn mul(a: &[IntRef], b: &[IntRef]) -> Result<ZList> {
     let n = check_lens("mul", &[a.len(), b.len()])?;
-    run(n, GRAIN, |i| a[i].mag.len() + b[i].mag.len(), |i, o, _| Ok(mul_into(o, a[i], b[i])))
+    run(n, GRAIN, |i| a[i].mag.len() + b[i].mag.len(), |i, o, _| mul_signed(o, a[i], b[i]))
 }
 
 /// r\[i\] = c\[i\] + a\[i\]·b\[i\].
@@ -160,7 +146,7 @@ pub fn addmul(c: &[IntRef], a: &[IntRef], b: &[IntRef]) -> Result<ZList> {
         |i| c[i].mag.len().max(a[i].mag.len() + b[i].mag.len()) + 1,
         |i, o, s| {
             let t = zeroed(&mut s.t, a[i].mag.len() + b[i].mag.len())?;
-            let sign = mul_into(t, a[i], b[i]);
+            let sign = mul_signed(t, a[i], b[i])?;
             Ok(add_into(o, c[i], IntRef::new(sign, t)))
         },
     )
@@ -182,16 +168,17 @@ pub fn submod(a: &[IntRef], b: &[IntRef], m: IntRef) -> Result<ZList> {
 
 fn aors_mod(what: &str, a: &[IntRef], b: &[IntRef], m: IntRef, sub: bool) -> Result<ZList> {
     let n = check_lens(what, &[a.len(), b.len()])?;
-    let m = modulus(m)?;
+    let longest = (0..n).map(|i| a[i].mag.len().max(b[i].mag.len()) + 1).max().unwrap_or(0);
+    let m = Divisor::new(modulus(m)?, longest)?;
     run(
         n,
         GRAIN,
-        |_| m.len(),
+        |_| m.modulus().len(),
         |i, o, s| {
             let y = if sub { neg(b[i]) } else { b[i] };
             let t = zeroed(&mut s.t, a[i].mag.len().max(y.mag.len()) + 1)?;
             let sign = add_into(t, a[i], y);
-            reduce_into(o, sign, t, m, &mut s.q)?;
+            reduce_into(o, sign, t, &m, &mut s.q)?;
             Ok(false)
         },
     )
@@ -200,15 +187,16 @@ fn aors_mod(what: &str, a: &[IntRef], b: &[IntRef], m: IntRef, sub: bool) -> Res
 /// r\[i\] = a\[i\]·b\[i\] mod m.
 pub fn mulmod(a: &[IntRef], b: &[IntRef], m: IntRef) -> Result<ZList> {
     let n = check_lens("mulmod", &[a.len(), b.len()])?;
-    let m = modulus(m)?;
+    let longest = (0..n).map(|i| a[i].mag.len() + b[i].mag.len()).max().unwrap_or(0);
+    let m = Divisor::new(modulus(m)?, longest)?;
     run(
         n,
         GRAIN,
-        |_| m.len(),
+        |_| m.modulus().len(),
         |i, o, s| {
             let t = zeroed(&mut s.t, a[i].mag.len() + b[i].mag.len())?;
-            let sign = mul_into(t, a[i], b[i]);
-            reduce_into(o, sign, t, m, &mut s.q)?;
+            let sign = mul_signed(t, a[i], b[i])?;
+            reduce_into(o, sign, t, &m, &mut s.q)?;
             Ok(false)
         },
     )
@@ -222,23 +210,20 @@ pub(crate) fn check_exponents(exp: &[IntRef]) -> Result<()> {
     }
 }
 
-/// r\[i\] = base\[i\]^exp\[i\] mod m, exp\[i\] ≥ 0, by GMP's `mpz_powm` (Montgomery sliding window for
-/// odd m; for even m = 2^k·m', CRT of the odd part and the power of two).
+/// r\[i\] = base\[i\]^exp\[i\] mod m, exp\[i\] ≥ 0 ([`PowmModulus`]: sliding windows, Montgomery's
+/// reduction for small odd m, GMP's quotients or Barrett's reduction otherwise).
 pub fn powm(base: &[IntRef], exp: &[IntRef], m: IntRef) -> Result<ZList> {
     let n = check_lens("powm", &[base.len(), exp.len()])?;
     let mag = modulus(m)?;
     check_exponents(exp)?;
-    let mv = MpzView::new(false, mag);
+    let longest = base.iter().map(|b| b.mag.len()).max().unwrap_or(0);
+    let pm = PowmModulus::new(mag, longest)?;
     run(
         n,
         POWM_GRAIN,
         |_| mag.len(),
         |i, o, s| {
-            let (b, e) = (MpzView::new(base[i].neg, base[i].mag), MpzView::new(false, exp[i].mag));
-            // SAFETY: s.z is an owned initialised mpz; the views are read-only sources; m > 1.
-            unsafe { gmp::mpz_powm(s.z.as_mut_ptr(), b.as_ptr(), e.as_ptr(), mv.as_ptr()) };
-            let r = s.z.mag();
-            o[..r.len()].copy_from_slice(r);
+            pm.powm_into(o, base[i], exp[i].mag, &mut s.powm)?;
             Ok(false)
         },
     )

@@ -6,25 +6,30 @@
 //!   every multiplication algorithm;
 //! - [`try_zeroed`]: fallible allocation, so that out-of-memory becomes a status instead of an abort;
 //! - [`pack`]: signed Kronecker packing and unpacking; [`sum_shifted`]: Σ ±x_i·2^(64·o_i);
-//! - [`Mpz`], [`MpzView`]: GMP integers for exact signed intermediate values;
+//! - [`mul_into`]: products, [`Divisor`]: remainders, [`PowmModulus`]: modular powers, all callable
+//!   on worker threads (GMP only within the sizes where it takes no memory from the host's memory
+//!   functions, [`mpn`]);
 //! - [`ZList`]: integers of individual sizes in one allocation; [`batch`]: element-wise arithmetic
 //!   over batches (the CPU path of `gpmp_mpz_*_n` and `gpmp_zvec_*`).
 mod alloc;
 pub mod batch;
+mod div;
 mod list;
-mod mpz;
+pub mod mpn;
 mod mul;
 mod ntt_mul;
 pub mod pack;
+mod powm;
 mod shifted_sum;
 mod slab;
 
 pub use alloc::{try_zeroed, try_zeroed_words};
 pub use list::{Row, ZList};
-pub use mpz::{Mpz, MpzView};
-pub use mul::{limb_views, mul_mag};
+pub use div::{rem_by_gmp, Divisor};
+pub use mul::{limb_views, mul_into, mul_mag};
 pub use ntt_mul::ntt_mul;
 pub use pack::{pack_signed, unpack_signed};
+pub use powm::{PowmModulus, PowmReduction, PowmScratch};
 pub use shifted_sum::sum_shifted;
 pub use slab::{negate_in_place, ZSlab};
 

@@ -1,6 +1,9 @@
-//! Products of unsigned limb vectors: the building block of Kronecker substitution and of
-//! `gpmp_mpz_mul`. GMP's `mpn_mul` below [`INT_MUL_NTT_MIN_LIMBS`], the parallel multi-modular NTT
-//! product ([`super::ntt_mul`]) above.
+//! Products of unsigned limb vectors: the building block of Kronecker substitution, of
+//! `gpmp_mpz_mul` and of the batch and polynomial products. GMP's `mpn_mul` below
+//! [`INT_MUL_NTT_MIN_LIMBS`], the parallel multi-modular NTT product ([`super::ntt_mul`]) above, and
+//! for a long operand against a short one, GMP's products of pieces of the long one: GMP is called
+//! only within [`GMP_STACK_MAX_LIMBS`], so every product here may run on a worker thread.
+use super::mpn::{self, GMP_STACK_MAX_LIMBS, GMP_STACK_MAX_SHORT_LIMBS};
 use super::ntt_mul::ntt_mul;
 use super::try_zeroed_words;
 use crate::tuning::INT_MUL_NTT_MIN_LIMBS;
@@ -10,16 +13,54 @@ use gmp_mpfr_sys::gmp;
 /// |a|·|b| as a vector of a.len() + b.len() limbs (zero when either is empty).
 pub fn mul_mag(a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
     let mut r = try_zeroed_words(a.len() + b.len())?;
+    mul_into(&mut r, a, b)?;
+    Ok(r)
+}
+
+/// r = |a|·|b| (r has exactly a.len() + b.len() limbs; a and b may be the same slice, a square;
+/// high zero limbs are allowed). Any thread may call it: GMP only sees operands within its stack
+/// bounds ([`GMP_STACK_MAX_LIMBS`], or a short operand within [`GMP_STACK_MAX_SHORT_LIMBS`]); a
+/// shorter operand of at least [`INT_MUL_NTT_MIN_LIMBS`] takes the NTT product, and one between the
+/// two bounds against a longer one beyond [`GMP_STACK_MAX_LIMBS`] is cut into pieces of that many
+/// limbs, as GMP's `mpn_mul` cuts its own: each piece's product overlaps the previous one in the
+/// short operand's v limbs, where it is added, and is copied above them (the partial sums stay
+/// below 2^(64·(offset + piece + v)), so the carry stops inside the copied limbs).
+pub fn mul_into(r: &mut [u64], a: &[u64], b: &[u64]) -> Result<()> {
+    assert_eq!(r.len(), a.len() + b.len());
     if a.is_empty() || b.is_empty() {
-        return Ok(r);
+        r.fill(0);
+        return Ok(());
     }
     let (x, y) = if a.len() >= b.len() { (a, b) } else { (b, a) };
     if y.len() >= INT_MUL_NTT_MIN_LIMBS {
-        ntt_mul(x, y, &mut r)?;
-        return Ok(r);
+        return ntt_mul(x, y, r);
     }
-    gmp_mul(x, y, &mut r);
-    Ok(r)
+    if x.len() <= GMP_STACK_MAX_LIMBS || y.len() <= GMP_STACK_MAX_SHORT_LIMBS {
+        mpn::mul(r, x, y);
+        return Ok(());
+    }
+    let (v, p) = (y.len(), GMP_STACK_MAX_LIMBS);
+    mpn::mul(&mut r[..p + v], &x[..p], y);
+    let mut t = try_zeroed_words(p + v)?;
+    let mut off = p;
+    for piece in x[p..].chunks(p) {
+        let (pl, t) = (piece.len(), &mut t[..piece.len() + v]);
+        if pl >= v {
+            mpn::mul(t, piece, y);
+        } else {
+            mpn::mul(t, y, piece);
+        }
+        let (lo, hi) = r[off..off + v + pl].split_at_mut(v);
+        hi.copy_from_slice(&t[v..]);
+        // SAFETY: lo and t[..v] have v limbs, hi pl; rp == s1p is allowed.
+        unsafe {
+            let c = gmp::mpn_add_n(lo.as_mut_ptr(), lo.as_ptr(), t.as_ptr(), v as _);
+            let c = gmp::mpn_add_1(hi.as_mut_ptr(), hi.as_ptr(), pl as _, c);
+            debug_assert_eq!(c, 0);
+        }
+        off += pl;
+    }
+    Ok(())
 }
 
 /// Each limb of x as a non-negative one-limb integer (the coefficients of x read as a polynomial
@@ -32,27 +73,23 @@ pub fn limb_views(x: &[u64]) -> Result<Vec<super::IntRef<'_>>> {
     Ok(v)
 }
 
-/// r = x·y by GMP (x.len() ≥ y.len() ≥ 1, r.len() = x.len() + y.len()).
-fn gmp_mul(x: &[u64], y: &[u64], r: &mut [u64]) {
-    // SAFETY: r has x.len() + y.len() limbs and does not overlap x, y; x.len() >= y.len() >= 1.
-    unsafe {
-        if std::ptr::eq(x, y) {
-            gmp::mpn_sqr(r.as_mut_ptr(), x.as_ptr(), x.len() as _);
-        } else {
-            gmp::mpn_mul(r.as_mut_ptr(), x.as_ptr(), x.len() as _, y.as_ptr(), y.len() as _);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::Rng;
 
+    /// GMP's product on the test thread (any size), the oracle.
     fn gmp_ref(a: &[u64], b: &[u64]) -> Vec<u64> {
         let mut r = vec![0; a.len() + b.len()];
         let (x, y) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-        gmp_mul(x, y, &mut r);
+        // SAFETY: r has x.len() + y.len() limbs, x.len() >= y.len() >= 1, no overlap.
+        unsafe {
+            if std::ptr::eq(x, y) {
+                gmp::mpn_sqr(r.as_mut_ptr(), x.as_ptr(), x.len() as _);
+            } else {
+                gmp::mpn_mul(r.as_mut_ptr(), x.as_ptr(), x.len() as _, y.as_ptr(), y.len() as _);
+            }
+        }
         r
     }
 
@@ -100,6 +137,38 @@ mod tests {
             assert_eq!(mul_mag(&a, &a).unwrap(), s);
         }
         assert_eq!(mul_mag(&[], &[1, 2]).unwrap(), vec![0, 0]);
+    }
+
+    /// A long operand beyond GMP's stack bound against a short one below the NTT's: GMP whole
+    /// while the short one is within its bound (any long one), else pieces (a last piece shorter
+    /// than the short operand included), with high zero limbs and all-ones limbs; at the bound
+    /// itself GMP takes it whole.
+    #[test]
+    fn long_by_short_products_in_pieces_match_gmp() {
+        let mut rng = Rng(9);
+        let (n, s) = (GMP_STACK_MAX_LIMBS, GMP_STACK_MAX_SHORT_LIMBS);
+        for &(la, lb, kind) in &[
+            (n, INT_MUL_NTT_MIN_LIMBS - 1, 0),
+            (n + 1, INT_MUL_NTT_MIN_LIMBS - 1, 1),
+            (n + 1, s + 1, 0),
+            (3 * n + 7, s + 25, 0),
+            (5 * n, INT_MUL_NTT_MIN_LIMBS - 1, 0),
+            (n + 1, 1, 0),
+            (3 * n + 7, 300, 0),
+            (2 * n + 5, 10, 1),
+            (20 * n, s, 1),
+        ] {
+            let a = operand(&mut rng, la, kind);
+            let mut b = operand(&mut rng, lb, kind);
+            let want = gmp_ref(&a, &b);
+            assert_eq!(mul_mag(&a, &b).unwrap(), want, "{la}x{lb} kind {kind}");
+            assert_eq!(mul_mag(&b, &a).unwrap(), want, "{lb}x{la} kind {kind}");
+            b.push(0); // a high zero limb
+            let mut r = vec![7; la + lb + 1];
+            mul_into(&mut r, &a, &b).unwrap();
+            assert_eq!(&r[..la + lb], &want[..], "{la}x{lb}+0 kind {kind}");
+            assert_eq!(r[la + lb], 0);
+        }
     }
 
     /// The NTT product's prime count switches from 3 to 4 exactly where its bound

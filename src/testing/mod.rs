@@ -2,6 +2,7 @@
 //! generators of random and adversarial integers and polynomials, and GMP `mpz` oracles.
 //! Library code never imports it (the layer test checks that).
 pub mod gfpf;
+mod mpz;
 pub mod zpoly;
 
 use crate::int::{IntRef, ZSlab};
@@ -82,7 +83,7 @@ pub fn poly(rng: &mut Rng, len: usize, bits: u64, style: u64) -> Vec<Coef> {
         .collect()
 }
 
-pub use crate::int::Mpz;
+pub use mpz::{Mpz, MpzView};
 
 /// Conversions between the oracle's integers and coefficient views.
 impl Mpz {

@@ -10,12 +10,17 @@
 //! overlap-add of the H_j at bit offsets bLj ([`sum_shifted`]; L is a multiple of 64/gcd(b, 64), so
 //! the offsets are whole limbs), unpacked once. Every coefficient of every H_j(x) is a partial sum
 //! of the terms of one h_k, so b bounds it. The shorter operand is zero-padded (its high blocks are
-//! zero), as in [FM]. Evaluation and interpolation are exact on GMP integers.
+//! zero), as in [FM]. Evaluation and interpolation are exact, on signed limb vectors (sums by
+//! [`sum_shifted`], `mpn_lshift`, `mpn_mul_1`, exact division by `mpn_divrem_1`: nothing that
+//! takes GMP memory on the worker threads).
 use super::kronecker::same;
-use crate::int::{limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, unpack_signed, IntRef, Mpz, MpzView, ZSlab};
+use crate::int::{limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, try_zeroed_words, unpack_signed, IntRef, ZSlab};
 use crate::Result;
 use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
+
+/// A signed integer: (magnitude, negative).
+type Signed = (Vec<u64>, bool);
 
 /// An evaluation point of the Toom polynomial, in the order of the rows of [FM] §3.5.2–3.5.3.
 #[derive(Clone, Copy)]
@@ -99,36 +104,36 @@ fn mul_k(f: &[IntRef], g: &[IntRef], k: usize, points: &[Point], rows: &[(u64, &
     let align = 64 / (1usize << b.trailing_zeros().min(6));
     let l = f.len().max(g.len()).div_ceil(k).next_multiple_of(align);
     let square = same(f, g);
-    let blocks = |p: &[IntRef]| -> Result<Vec<(Vec<u64>, bool)>> {
+    let blocks = |p: &[IntRef]| -> Result<Vec<Signed>> {
         (0..k).into_par_iter().map(|i| pack_signed(&p[(i * l).min(p.len())..((i + 1) * l).min(p.len())], b)).collect()
     };
-    let evaluate = |z: &[(Vec<u64>, bool)]| -> Vec<Mpz> {
-        let z: Vec<MpzView> = z.iter().map(|(m, n)| MpzView::new(*n, m)).collect();
-        points.par_iter().flat_map_iter(|&pt| eval(&z, pt)).collect()
+    let evaluate = |z: &[Signed]| -> Result<Vec<Signed>> {
+        let rows: Vec<Vec<Signed>> = points.par_iter().map(|&pt| eval(z, pt)).collect::<Result<_>>()?;
+        Ok(rows.into_iter().flatten().collect())
     };
     let (a, c) = if square {
-        (evaluate(&blocks(f)?), Vec::new())
+        (evaluate(&blocks(f)?)?, Vec::new())
     } else {
         let (zf, zg) = rayon::join(|| blocks(f), || blocks(g));
         let (zf, zg) = (zf?, zg?);
-        rayon::join(|| evaluate(&zf), || evaluate(&zg))
+        let (a, c) = rayon::join(|| evaluate(&zf), || evaluate(&zg));
+        (a?, c?)
     };
     let c = if square { &a } else { &c };
     debug_assert_eq!(a.len(), 2 * k - 1);
-    let products: Vec<(Vec<u64>, bool)> = a
+    let products: Vec<Signed> = a
         .par_iter()
         .zip(c.par_iter())
-        .map(|(x, y)| Ok((if square { mul_mag(x.mag(), x.mag())? } else { mul_mag(x.mag(), y.mag())? }, x.neg() != y.neg())))
+        .map(|(x, y)| Ok((if square { mul_mag(&x.0, &x.0)? } else { mul_mag(&x.0, &y.0)? }, x.1 != y.1)))
         .collect::<Result<_>>()?;
-    let cv: Vec<MpzView> = products.iter().map(|(m, n)| MpzView::new(*n, m)).collect();
-    let hs: Vec<Option<Mpz>> = rows.par_iter().map(|&(d, row)| interpolate_row(&cv, d, row)).collect();
+    let hs: Vec<Option<Signed>> = rows.par_iter().map(|&(d, row)| interpolate_row(&products, d, row)).collect::<Result<_>>()?;
     let terms: Vec<(usize, bool, &[u64])> = hs
         .iter()
         .enumerate()
         .map(|(j, hj)| {
             let off = b as usize * l * j / 64;
             match hj {
-                Some(v) => (off, v.neg(), v.mag()),
+                Some((mag, neg)) => (off, *neg, mag.as_slice()),
                 None => {
                     let src = rows[j].1.iter().position(|&x| x != 0).unwrap_or(0);
                     (off, products[src].1, products[src].0.as_slice())
@@ -143,7 +148,7 @@ fn mul_k(f: &[IntRef], g: &[IntRef], k: usize, points: &[Point], rows: &[(u64, &
 
 /// The rows of the evaluation at `pt`: X ± Y with X, Y the sums of the even and odd terms
 /// Z_j·2^(s_j), s_j = e·j for 2^e and |e|·(k−1−j) for 1/2^|e|.
-fn eval(z: &[MpzView], pt: Point) -> Vec<Mpz> {
+fn eval(z: &[Signed], pt: Point) -> Result<Vec<Signed>> {
     let k = z.len();
     let shift = |e: i32, j: usize| {
         if e >= 0 {
@@ -152,58 +157,63 @@ fn eval(z: &[MpzView], pt: Point) -> Vec<Mpz> {
             e.unsigned_abs() as u64 * (k - 1 - j) as u64
         }
     };
-    // SAFETY: every mpz is initialised; views are only read.
-    unsafe {
-        let sum = |e: i32, parity: Option<usize>| {
-            let (mut s, mut t) = (Mpz::new(), Mpz::new());
-            for (j, zj) in z.iter().enumerate() {
-                if parity.is_none_or(|p| j % 2 == p) {
-                    gmp::mpz_mul_2exp(t.as_mut_ptr(), zj.as_ptr(), shift(e, j));
-                    gmp::mpz_add(s.as_mut_ptr(), s.as_ptr(), t.as_ptr());
-                }
-            }
-            s
-        };
-        let copy = |x: &MpzView| {
-            let mut s = Mpz::new();
-            gmp::mpz_set(s.as_mut_ptr(), x.as_ptr());
-            s
-        };
-        match pt {
-            Point::Zero => vec![copy(&z[0])],
-            Point::Infinity => vec![copy(&z[k - 1])],
-            Point::Single(e) => vec![sum(e, None)],
-            Point::Pair(e) => {
-                let (mut x, y) = (sum(e, Some(0)), sum(e, Some(1)));
-                let mut xm = Mpz::new();
-                gmp::mpz_sub(xm.as_mut_ptr(), x.as_ptr(), y.as_ptr());
-                gmp::mpz_add(x.as_mut_ptr(), x.as_ptr(), y.as_ptr());
-                vec![x, xm]
-            }
-        }
+    // Σ_j (−1)^(flip_odd·j)·Z_j·2^(s_j).
+    let sum = |e: i32, flip_odd: bool| -> Result<Signed> {
+        let shifted: Vec<(usize, Vec<u64>)> = z.iter().enumerate().map(|(j, (m, _))| shl(m, shift(e, j))).collect::<Result<_>>()?;
+        let terms: Vec<(usize, bool, &[u64])> =
+            shifted.iter().zip(z).enumerate().map(|(j, ((off, m), (_, neg)))| (*off, *neg != (flip_odd && j % 2 == 1), m.as_slice())).collect();
+        sum_shifted(&terms)
+    };
+    Ok(match pt {
+        Point::Zero => vec![z[0].clone()],
+        Point::Infinity => vec![z[k - 1].clone()],
+        Point::Single(e) => vec![sum(e, false)?],
+        Point::Pair(e) => vec![sum(e, false)?, sum(e, true)?],
+    })
+}
+
+/// |x|·2^s as (limb offset ⌊s/64⌋, x shifted by s mod 64 bits).
+fn shl(x: &[u64], s: u64) -> Result<(usize, Vec<u64>)> {
+    let (off, bits) = ((s / 64) as usize, (s % 64) as u32);
+    let mut v = try_zeroed_words(x.len() + 1)?;
+    if bits == 0 || x.is_empty() {
+        v[..x.len()].copy_from_slice(x);
+    } else {
+        // SAFETY: v has x.len() + 1 limbs and does not overlap x; 0 < bits < 64.
+        v[x.len()] = unsafe { gmp::mpn_lshift(v.as_mut_ptr(), x.as_ptr(), x.len() as _, bits) };
     }
+    Ok((off, v))
 }
 
 /// H_r = (Σ_j row_j·C_j) / d exactly, or None for a unit row (H_r is one of the C_j).
-fn interpolate_row(c: &[MpzView], d: u64, row: &[i64]) -> Option<Mpz> {
+fn interpolate_row(c: &[Signed], d: u64, row: &[i64]) -> Result<Option<Signed>> {
     if d == 1 && row.iter().filter(|&&x| x != 0).count() == 1 && row.contains(&1) {
-        return None;
+        return Ok(None);
     }
-    let mut acc = Mpz::new();
-    // SAFETY: every mpz is initialised; views are only read; c_ulong is 64 bits.
-    unsafe {
-        for (cj, &w) in c.iter().zip(row) {
-            if w > 0 {
-                gmp::mpz_addmul_ui(acc.as_mut_ptr(), cj.as_ptr(), w as _);
-            } else if w < 0 {
-                gmp::mpz_submul_ui(acc.as_mut_ptr(), cj.as_ptr(), w.unsigned_abs() as _);
+    let scaled: Vec<(Vec<u64>, bool)> = c
+        .iter()
+        .zip(row)
+        .filter(|(_, &w)| w != 0)
+        .map(|((m, neg), &w)| {
+            let mut v = try_zeroed_words(m.len() + 1)?;
+            if !m.is_empty() {
+                // SAFETY: v has m.len() + 1 limbs and does not overlap m.
+                v[m.len()] = unsafe { gmp::mpn_mul_1(v.as_mut_ptr(), m.as_ptr(), m.len() as _, w.unsigned_abs()) };
             }
-        }
-        if d != 1 {
-            gmp::mpz_divexact_ui(acc.as_mut_ptr(), acc.as_ptr(), d as _);
-        }
+            Ok((v, *neg != (w < 0)))
+        })
+        .collect::<Result<_>>()?;
+    let terms: Vec<(usize, bool, &[u64])> = scaled.iter().map(|(m, neg)| (0, *neg, m.as_slice())).collect();
+    let (mut mag, neg) = sum_shifted(&terms)?;
+    if d != 1 && !mag.is_empty() {
+        // SAFETY: in-place mpn_divrem_1 (identical areas are allowed), d ≠ 0.
+        let rem = unsafe { gmp::mpn_divrem_1(mag.as_mut_ptr(), 0, mag.as_ptr(), mag.len() as _, d) };
+        debug_assert_eq!(rem, 0, "inexact interpolation");
+        let len = crate::int::normalized(&mag).len();
+        mag.truncate(len);
     }
-    Some(acc)
+    let neg = neg && !mag.is_empty();
+    Ok(Some((mag, neg)))
 }
 
 #[cfg(test)]

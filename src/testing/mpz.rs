@@ -1,6 +1,5 @@
-//! GMP integers inside the core, for the exact signed arithmetic of Toom-Cook evaluation and
-//! interpolation: [`Mpz`] owns one (cleared on drop), [`MpzView`] reads a borrowed magnitude
-//! without copying (GMP's `MPZ_ROINIT_N`).
+//! GMP integers for the oracles (on the test's own thread): [`Mpz`] owns one (cleared on drop),
+//! [`MpzView`] reads a borrowed magnitude without copying (GMP's `MPZ_ROINIT_N`).
 use gmp_mpfr_sys::gmp;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
@@ -67,7 +66,7 @@ unsafe impl Sync for MpzView<'_> {}
 impl<'a> MpzView<'a> {
     /// (−1)^neg · mag; mag must have fewer than 2^31 limbs (GMP's size field).
     pub fn new(neg: bool, mag: &'a [u64]) -> Self {
-        let mag = super::normalized(mag);
+        let mag = crate::int::normalized(mag);
         let n = i32::try_from(mag.len()).expect("MpzView: more than 2^31 limbs");
         let d = NonNull::new(mag.as_ptr() as *mut u64).unwrap_or(NonNull::dangling());
         MpzView(gmp::mpz_t { alloc: 0, size: if neg { -n } else { n }, d }, PhantomData)

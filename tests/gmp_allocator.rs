@@ -1,0 +1,625 @@
+//! The host's GMP memory functions (`mp_set_memory_functions`: Julia's, Maple's, PARI's) are called
+//! only on the thread that called gpmp (the rule of `src/int/mpn.rs`). Counting memory functions
+//! record every allocate, reallocate and free and whether it ran on the calling thread; every export
+//! that reads or writes `mpz_t` runs at small and large sizes (up to 10^6-bit operands, 200,000-bit
+//! moduli and coefficients, long arrays) with 1 and 4 worker threads, its results are checked
+//! against GMP, and no call may reach the memory functions on another thread. With `gpu-tests` the
+//! matrix runs once more under the GPU backend (on a CUDA machine; "skipped" without one).
+//!
+//! One test: the memory functions are process-wide. GMP's defaults are restored at the end.
+use gmp_mpfr_sys::gmp::{self, mpz_t};
+use gpmp::ffi::bpas::{
+    gpmp_freePolynomial_DUZP, gpmp_makePolynomial_DUZP, gpmp_multiplyPolynomialsPreAlloc_DUZP, gpmp_multiplyPolynomials_DUZP,
+    gpmp_multiplyPolynomials_DUZP_inp, DUZP_t,
+};
+use gpmp::ffi::gfpf::{gpmp_gfpf_builtin, gpmp_gfpf_free, gpmp_gfpf_from_mpz, gpmp_gfpf_new, gpmp_gfpf_prime, gpmp_gfpf_to_mpz, RawLayout};
+use gpmp::ffi::mpz_n::*;
+use gpmp::ffi::poly::{gpmp_poly_mul, gpmp_poly_mul_alg, gpmp_poly_mul_ptr, gpmp_poly_sqr, RawMulAlg};
+use gpmp::ffi::runtime::{gpmp_set_backend, gpmp_set_num_threads, RawBackend};
+use gpmp::ffi::zvec::{gpmp_zvec_free, gpmp_zvec_get_mpz, gpmp_zvec_mul, gpmp_zvec_mulmod, gpmp_zvec_new, gpmp_zvec_powm, gpmp_zvec_set_mpz};
+use gpmp::ffi::gpmp_status::{self, GPMP_INVALID_ARGUMENT, GPMP_SUCCESS};
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::OnceLock;
+
+// ---- the counting memory functions ----
+
+thread_local! {
+    /// True on the thread that calls gpmp (the test's).
+    static CALLER: Cell<bool> = const { Cell::new(false) };
+}
+static ON: AtomicUsize = AtomicUsize::new(0);
+static OFF: AtomicUsize = AtomicUsize::new(0);
+static LARGEST_OFF: AtomicUsize = AtomicUsize::new(0);
+type Fns = (gmp::allocate_function, gmp::reallocate_function, gmp::free_function);
+static DEFAULTS: OnceLock<Fns> = OnceLock::new();
+
+fn note(bytes: usize) {
+    if CALLER.with(Cell::get) {
+        ON.fetch_add(1, Relaxed);
+    } else {
+        OFF.fetch_add(1, Relaxed);
+        LARGEST_OFF.fetch_max(bytes, Relaxed);
+    }
+}
+
+extern "C" fn counting_alloc(n: usize) -> *mut c_void {
+    note(n);
+    (DEFAULTS.get().unwrap().0.unwrap())(n)
+}
+
+unsafe extern "C" fn counting_realloc(p: *mut c_void, old: usize, new: usize) -> *mut c_void {
+    note(new);
+    (DEFAULTS.get().unwrap().1.unwrap())(p, old, new)
+}
+
+unsafe extern "C" fn counting_free(p: *mut c_void, n: usize) {
+    note(n);
+    (DEFAULTS.get().unwrap().2.unwrap())(p, n)
+}
+
+/// Installs the counting functions; GMP's defaults come back on drop (also on a failed assertion).
+struct Hooks;
+
+impl Hooks {
+    fn install() -> Hooks {
+        let mut f: Fns = (None, None, None);
+        // SAFETY: plain calls; the counting functions forward to the defaults, so blocks allocated
+        // before or after the swap may be freed by either.
+        unsafe {
+            gmp::get_memory_functions(&mut f.0, &mut f.1, &mut f.2);
+            DEFAULTS.get_or_init(|| f);
+            gmp::set_memory_functions(Some(counting_alloc), Some(counting_realloc), Some(counting_free));
+        }
+        CALLER.with(|c| c.set(true));
+        Hooks
+    }
+}
+
+impl Drop for Hooks {
+    fn drop(&mut self) {
+        // SAFETY: NULL restores GMP's default functions.
+        unsafe { gmp::set_memory_functions(None, None, None) };
+    }
+}
+
+/// Runs one call (with its checks) and asserts that no memory function ran off this thread.
+fn case(name: &str, run: impl FnOnce()) {
+    ON.store(0, Relaxed);
+    OFF.store(0, Relaxed);
+    LARGEST_OFF.store(0, Relaxed);
+    run();
+    let off = OFF.load(Relaxed);
+    assert_eq!(off, 0, "{name}: {off} calls of the GMP memory functions off the calling thread (largest {} bytes)", LARGEST_OFF.load(Relaxed));
+}
+
+// ---- integers ----
+
+/// An array of initialised `mpz_t` (an `mpz_t *` argument), cleared on drop.
+struct Ints(Vec<mpz_t>);
+
+impl Ints {
+    fn new(n: usize) -> Ints {
+        Ints(
+            (0..n)
+                .map(|_| {
+                    let mut z = MaybeUninit::uninit();
+                    // SAFETY: mpz_init initialises z.
+                    unsafe {
+                        gmp::mpz_init(z.as_mut_ptr());
+                        z.assume_init()
+                    }
+                })
+                .collect(),
+        )
+    }
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn p(&self) -> *const mpz_t {
+        self.0.as_ptr()
+    }
+    fn mp(&mut self) -> *mut mpz_t {
+        self.0.as_mut_ptr()
+    }
+    fn at(&self, i: usize) -> *const mpz_t {
+        &self.0[i]
+    }
+    fn at_mut(&mut self, i: usize) -> *mut mpz_t {
+        &mut self.0[i]
+    }
+    /// Element-wise equality with `want`.
+    fn assert_eq(&self, want: &Ints, what: &str) {
+        assert_eq!(self.len(), want.len(), "{what}: lengths");
+        for i in 0..self.len() {
+            // SAFETY: initialised mpz_t.
+            assert_eq!(unsafe { gmp::mpz_cmp(self.at(i), want.at(i)) }, 0, "{what}: element {i}");
+        }
+    }
+}
+
+impl Drop for Ints {
+    fn drop(&mut self) {
+        for z in &mut self.0 {
+            // SAFETY: initialised mpz_t.
+            unsafe { gmp::mpz_clear(z) };
+        }
+    }
+}
+
+/// GMP's random generator, fixed seed.
+struct Gen(gmp::randstate_t);
+
+impl Gen {
+    fn new(seed: u64) -> Gen {
+        let mut s = MaybeUninit::uninit();
+        // SAFETY: randinit_default initialises s.
+        unsafe {
+            gmp::randinit_default(s.as_mut_ptr());
+            let mut g = Gen(s.assume_init());
+            gmp::randseed_ui(&mut g.0, seed as _);
+            g
+        }
+    }
+
+    /// n integers of exactly `bits` bits (element i: random, long runs of ones and zeros, or all
+    /// ones, by i mod 3), negative at odd i when `signed`; element 0 is 0 and element 1 is ±1 when
+    /// n > 4 (adversarial small values).
+    fn ints(&mut self, n: usize, bits: u64, signed: bool) -> Ints {
+        let mut v = Ints::new(n);
+        for i in 0..n {
+            let z = v.at_mut(i);
+            // SAFETY: initialised mpz_t and state.
+            unsafe {
+                match i % 3 {
+                    0 => gmp::mpz_urandomb(z, &mut self.0, bits),
+                    1 => gmp::mpz_rrandomb(z, &mut self.0, bits),
+                    _ => {
+                        gmp::mpz_set_ui(z, 1);
+                        gmp::mpz_mul_2exp(z, z, bits);
+                        gmp::mpz_sub_ui(z, z, 1);
+                    }
+                }
+                gmp::mpz_setbit(z, bits - 1);
+                if n > 4 && i == 0 {
+                    gmp::mpz_set_ui(z, 0);
+                }
+                if n > 4 && i == 1 {
+                    gmp::mpz_set_ui(z, 1);
+                }
+                if signed && i % 2 == 1 {
+                    gmp::mpz_neg(z, z);
+                }
+            }
+        }
+        v
+    }
+
+    /// An odd (or even) modulus of exactly `bits` bits.
+    fn modulus(&mut self, bits: u64, odd: bool) -> Ints {
+        let mut m = self.ints(1, bits, false);
+        // SAFETY: initialised mpz_t.
+        unsafe {
+            if odd {
+                gmp::mpz_setbit(m.at_mut(0), 0);
+            } else {
+                gmp::mpz_clrbit(m.at_mut(0), 0);
+            }
+        }
+        m
+    }
+}
+
+impl Drop for Gen {
+    fn drop(&mut self) {
+        // SAFETY: initialised state.
+        unsafe { gmp::randclear(&mut self.0) };
+    }
+}
+
+fn ok(s: gpmp_status, what: &str) {
+    assert_eq!(s, GPMP_SUCCESS, "{what}: {}", last_error());
+}
+
+fn last_error() -> String {
+    // SAFETY: gpmp_last_error returns a NUL-terminated string.
+    unsafe { std::ffi::CStr::from_ptr(gpmp::ffi::runtime::gpmp_last_error()) }.to_string_lossy().into_owned()
+}
+
+type Op2 = unsafe extern "C" fn(*mut mpz_t, *const mpz_t, *const mpz_t);
+
+/// want[i] = op(a[i], b[i]), then reduced mod m when given (into [0, m)).
+fn oracle(a: &Ints, b: &Ints, op: Op2, m: Option<&Ints>) -> Ints {
+    let mut w = Ints::new(a.len());
+    for i in 0..a.len() {
+        // SAFETY: initialised mpz_t.
+        unsafe {
+            op(w.at_mut(i), a.at(i), b.at(i));
+            if let Some(m) = m {
+                gmp::mpz_mod(w.at_mut(i), w.at(i), m.at(0));
+            }
+        }
+    }
+    w
+}
+
+// ---- the exports ----
+
+fn elementwise(g: &mut Gen, threads: i32) {
+    type Call = unsafe extern "C" fn(*mut mpz_t, *const mpz_t, *const mpz_t, usize) -> gpmp_status;
+    let ops: [(&str, Call, Op2); 3] =
+        [("gpmp_mpz_add_n", gpmp_mpz_add_n, gmp::mpz_add), ("gpmp_mpz_sub_n", gpmp_mpz_sub_n, gmp::mpz_sub), ("gpmp_mpz_mul_n", gpmp_mpz_mul_n, gmp::mpz_mul)];
+    // (n, bits of a, bits of b): small, the 10^6-bit products of 64 elements, a long operand against a
+    // short one (GMP products of pieces), and around GMP's stack bound (1000 limbs).
+    for &(n, ba, bb) in &[(300usize, 1000u64, 900u64), (64, 1_000_000, 1_000_000), (6, 1_000_000, 20_000), (8, 64_000, 63_900)] {
+        let (a, b) = (g.ints(n, ba, true), g.ints(n, bb, true));
+        for &(name, call, op) in &ops {
+            let want = oracle(&a, &b, op, None);
+            let what = format!("{name} n = {n}, {ba} x {bb} bits, {threads} threads");
+            case(&what, || {
+                let mut r = Ints::new(n);
+                // SAFETY: arrays of n initialised mpz_t.
+                ok(unsafe { call(r.mp(), a.p(), b.p(), n) }, &what);
+                r.assert_eq(&want, &what);
+            });
+        }
+        // r += a·b with r = a copy of b (grown in place) and r aliasing a.
+        let what = format!("gpmp_mpz_addmul_n n = {n}, {ba} x {bb} bits, {threads} threads");
+        let mut want = Ints::new(n);
+        let mut r = Ints::new(n);
+        for i in 0..n {
+            // SAFETY: initialised mpz_t.
+            unsafe {
+                gmp::mpz_set(r.at_mut(i), b.at(i));
+                gmp::mpz_mul(want.at_mut(i), a.at(i), b.at(i));
+                gmp::mpz_add(want.at_mut(i), want.at(i), b.at(i));
+            }
+        }
+        case(&what, || {
+            // SAFETY: arrays of n initialised mpz_t; r may alias an input.
+            ok(unsafe { gpmp_mpz_addmul_n(r.mp(), a.p(), b.p(), n) }, &what);
+            r.assert_eq(&want, &what);
+        });
+    }
+}
+
+fn modular(g: &mut Gen, threads: i32) {
+    type Call = unsafe extern "C" fn(*mut mpz_t, *const mpz_t, *const mpz_t, *const mpz_t, usize) -> gpmp_status;
+    let ops: [(&str, Call, Op2); 3] = [
+        ("gpmp_mpz_addmod_n", gpmp_mpz_addmod_n, gmp::mpz_add),
+        ("gpmp_mpz_submod_n", gpmp_mpz_submod_n, gmp::mpz_sub),
+        ("gpmp_mpz_mulmod_n", gpmp_mpz_mulmod_n, gmp::mpz_mul),
+    ];
+    // (n, bits of m, odd, bits of the operands): below and above the sizes where GMP's quotient
+    // would leave the stack, unreduced and negative operands, the 200,000-bit moduli of 64 elements.
+    for &(n, mb, odd, ab) in &[
+        (300usize, 1024u64, true, 1500u64),
+        (40, 4096, false, 9000),
+        (16, 40_000, true, 70_000),
+        (4, 40_000, false, 200_000),
+        (64, 200_000, true, 200_000),
+        (4, 200_000, true, 450_000),
+    ] {
+        let m = g.modulus(mb, odd);
+        let (a, b) = (g.ints(n, ab, true), g.ints(n, ab - 7, true));
+        for &(name, call, op) in &ops {
+            let want = oracle(&a, &b, op, Some(&m));
+            let what = format!("{name} n = {n}, m {mb} bits (odd {odd}), operands {ab} bits, {threads} threads");
+            case(&what, || {
+                let mut r = Ints::new(n);
+                // SAFETY: arrays of n initialised mpz_t, m initialised.
+                ok(unsafe { call(r.mp(), a.p(), b.p(), m.at(0), n) }, &what);
+                r.assert_eq(&want, &what);
+            });
+        }
+    }
+}
+
+fn powers(g: &mut Gen, threads: i32) {
+    // (n, bits of m, odd, bits of the bases, bits of the exponents): Montgomery's range (≤ 64
+    // limbs), GMP quotients above it, Barrett's reduction from 500 limbs, the 200,000-bit moduli of
+    // 64 elements, bases longer than m, even moduli.
+    for &(n, mb, odd, bb, eb) in &[
+        (64usize, 1024u64, true, 1024u64, 1024u64),
+        (16, 1024, false, 3000, 700),
+        (4, 4096, true, 4096, 4096),
+        (4, 4160, true, 9000, 300),
+        (4, 40_000, true, 40_000, 40),
+        (64, 200_000, true, 200_000, 2),
+        (2, 200_000, false, 500_000, 9),
+    ] {
+        let m = g.modulus(mb, odd);
+        let (a, mut e) = (g.ints(n, bb, true), g.ints(n, eb, false));
+        if n > 4 {
+            // SAFETY: initialised mpz_t: exponents 0 and 1 too.
+            unsafe {
+                gmp::mpz_set_ui(e.at_mut(2), 0);
+                gmp::mpz_set_ui(e.at_mut(3), 1);
+            }
+        }
+        let mut want = Ints::new(n);
+        for i in 0..n {
+            // SAFETY: initialised mpz_t, m > 1.
+            unsafe { gmp::mpz_powm(want.at_mut(i), a.at(i), e.at(i), m.at(0)) };
+        }
+        let what = format!("gpmp_mpz_powm_n n = {n}, m {mb} bits (odd {odd}), bases {bb} bits, exponents {eb} bits, {threads} threads");
+        case(&what, || {
+            let mut r = Ints::new(n);
+            // SAFETY: arrays of n initialised mpz_t, m initialised.
+            ok(unsafe { gpmp_mpz_powm_n(r.mp(), a.p(), e.p(), m.at(0), n) }, &what);
+            r.assert_eq(&want, &what);
+        });
+    }
+}
+
+fn big_products(g: &mut Gen, threads: i32) {
+    // Bits of a and b: GMP's range, the NTT's, GMP's stack bound, 10^6 bits, long against short.
+    for &(ba, bb) in &[(300u64, 200u64), (49_000, 49_000), (64_040, 44_800), (1_000_000, 1_000_000), (1_000_000, 20_000), (4_000_000, 64)] {
+        let (mut a, b) = (g.ints(1, ba, true), g.ints(1, bb, true));
+        let mut want = Ints::new(2);
+        // SAFETY: initialised mpz_t.
+        unsafe {
+            gmp::mpz_mul(want.at_mut(0), a.at(0), b.at(0));
+            gmp::mpz_mul(want.at_mut(1), a.at(0), a.at(0));
+        }
+        let what = format!("gpmp_mpz_mul / gpmp_mpz_sqr {ba} x {bb} bits, {threads} threads");
+        case(&what, || {
+            let mut r = Ints::new(1);
+            // SAFETY: initialised mpz_t; r may alias an input.
+            unsafe {
+                ok(gpmp_mpz_mul(r.at_mut(0), a.at(0), b.at(0)), &what);
+                assert_eq!(gmp::mpz_cmp(r.at(0), want.at(0)), 0, "{what}: a·b");
+                ok(gpmp_mpz_sqr(r.at_mut(0), a.at(0)), &what);
+                assert_eq!(gmp::mpz_cmp(r.at(0), want.at(1)), 0, "{what}: a²");
+                let ap = a.at_mut(0);
+                ok(gpmp_mpz_mul(ap, ap, b.at(0)), &what);
+                assert_eq!(gmp::mpz_cmp(a.at(0), want.at(0)), 0, "{what}: a = a·b");
+            }
+        });
+    }
+}
+
+/// h = f·g by mpz_addmul on this thread.
+fn poly_oracle(f: &Ints, g: &Ints) -> Ints {
+    let mut h = Ints::new(f.len() + g.len() - 1);
+    for i in 0..f.len() {
+        for j in 0..g.len() {
+            // SAFETY: initialised mpz_t.
+            unsafe { gmp::mpz_addmul(h.at_mut(i + j), f.at(i), g.at(j)) };
+        }
+    }
+    h
+}
+
+fn polynomials(gen: &mut Gen, threads: i32) {
+    // (flen, glen, bits, every algorithm or the schoolbook only): small, 200,000-bit coefficients
+    // (GMP's products leave the stack there), large coefficients, long and thin, unbalanced, and a
+    // length of one.
+    for &(fl, gl, bits, all) in &[
+        (40usize, 30usize, 300u64, true),
+        (64, 16, 200_000, false),
+        (16, 12, 30_000, true),
+        (2000, 1500, 64, true),
+        (700, 3, 5000, true),
+        (1, 300, 2000, true),
+    ] {
+        let (f, g) = (gen.ints(fl, bits, true), gen.ints(gl, bits - 3, true));
+        let want = poly_oracle(&f, &g);
+        let hl = fl + gl - 1;
+        let shape = format!("{fl} x {gl}, {bits} bits, {threads} threads");
+        for alg in if all { 0..=8 } else { 1..=1 } {
+            let what = format!("gpmp_poly_mul_alg({alg}) {shape}");
+            case(&what, || {
+                let mut h = Ints::new(hl);
+                // SAFETY: arrays of initialised mpz_t of the given lengths.
+                let s = unsafe { gpmp_poly_mul_alg(h.mp(), f.p(), fl, g.p(), gl, RawMulAlg(alg)) };
+                if s == GPMP_INVALID_ARGUMENT {
+                    eprintln!("skipped: {what}: the algorithm does not take this shape ({})", last_error());
+                    return;
+                }
+                ok(s, &what);
+                h.assert_eq(&want, &what);
+            });
+        }
+        let what = format!("gpmp_poly_mul {shape}");
+        case(&what, || {
+            let mut h = Ints::new(hl);
+            // SAFETY: as above.
+            ok(unsafe { gpmp_poly_mul(h.mp(), f.p(), fl, g.p(), gl) }, &what);
+            h.assert_eq(&want, &what);
+        });
+        let what = format!("gpmp_poly_mul_ptr {shape}");
+        case(&what, || {
+            let mut h = Ints::new(hl);
+            let mut hp: Vec<*mut mpz_t> = (0..hl).map(|i| h.at_mut(i)).collect();
+            let fp: Vec<*const mpz_t> = (0..fl).map(|i| f.at(i)).collect();
+            let gp: Vec<*const mpz_t> = (0..gl).map(|i| g.at(i)).collect();
+            // SAFETY: arrays of valid pointers to initialised mpz_t.
+            ok(unsafe { gpmp_poly_mul_ptr(hp.as_mut_ptr(), fp.as_ptr(), fl, gp.as_ptr(), gl) }, &what);
+            h.assert_eq(&want, &what);
+        });
+        let sq = poly_oracle(&f, &f);
+        let what = format!("gpmp_poly_sqr {shape}");
+        case(&what, || {
+            let mut h = Ints::new(2 * fl - 1);
+            // SAFETY: as above.
+            ok(unsafe { gpmp_poly_sqr(h.mp(), f.p(), fl) }, &what);
+            h.assert_eq(&sq, &what);
+        });
+    }
+}
+
+fn zvecs(g: &mut Gen, threads: i32) {
+    // (n, bits): small elements, and 100,000-bit ones (mulmod by Barrett's reduction).
+    for &(n, bits) in &[(200usize, 1000u64), (6, 100_000)] {
+        let (a, b) = (g.ints(n, bits, true), g.ints(n, bits, false));
+        let m = g.modulus(bits - 5, true);
+        let prod = oracle(&a, &b, gmp::mpz_mul, None);
+        let mulmod = oracle(&a, &b, gmp::mpz_mul, Some(&m));
+        let e = g.ints(n, 20, false);
+        let mut powm = Ints::new(n);
+        for i in 0..n {
+            // SAFETY: initialised mpz_t.
+            unsafe { gmp::mpz_powm(powm.at_mut(i), a.at(i), e.at(i), m.at(0)) };
+        }
+        let what = format!("gpmp_zvec_set_mpz / mul / mulmod / powm / get_mpz, n = {n}, {bits} bits, {threads} threads");
+        case(&what, || unsafe {
+            // SAFETY: zvecs from gpmp_zvec_new, arrays of n initialised mpz_t.
+            let (va, vb, ve) = (gpmp_zvec_new(n, bits as usize), gpmp_zvec_new(n, bits as usize), gpmp_zvec_new(n, 20));
+            let vr = gpmp_zvec_new(n, 2 * bits as usize);
+            assert!(!va.is_null() && !vb.is_null() && !ve.is_null() && !vr.is_null(), "{what}: {}", last_error());
+            ok(gpmp_zvec_set_mpz(va, a.p(), n), &what);
+            ok(gpmp_zvec_set_mpz(vb, b.p(), n), &what);
+            ok(gpmp_zvec_set_mpz(ve, e.p(), n), &what);
+            let mut r = Ints::new(n);
+            ok(gpmp_zvec_mul(vr, va, vb), &what);
+            ok(gpmp_zvec_get_mpz(r.mp(), vr, n), &what);
+            r.assert_eq(&prod, &format!("{what}: mul"));
+            let mut r = Ints::new(n);
+            ok(gpmp_zvec_mulmod(vr, va, vb, m.at(0)), &what);
+            ok(gpmp_zvec_get_mpz(r.mp(), vr, n), &what);
+            r.assert_eq(&mulmod, &format!("{what}: mulmod"));
+            let mut r = Ints::new(n);
+            ok(gpmp_zvec_powm(vr, va, ve, m.at(0)), &what);
+            ok(gpmp_zvec_get_mpz(r.mp(), vr, n), &what);
+            r.assert_eq(&powm, &format!("{what}: powm"));
+            for v in [va, vb, ve, vr] {
+                gpmp_zvec_free(v);
+            }
+        });
+    }
+}
+
+fn fields(g: &mut Gen, threads: i32) {
+    // P3 (k = 8) and the 128-digit built-in prime (8192 bits); gpmp_gfpf_new checks primality with
+    // GMP on the calling thread.
+    for &(k, n, bits) in &[(8u32, 3000usize, 300u64), (8, 4, 6_400_000), (128, 40, 20_000)] {
+        let a = g.ints(n, bits, true);
+        let what = format!("gpmp_gfpf_builtin/new, from_mpz / to_mpz / prime, k = {k}, n = {n}, {bits} bits, {threads} threads");
+        case(&what, || unsafe {
+            // SAFETY: fields from gpmp_gfpf_builtin/new; x has n·k words; arrays of n initialised mpz_t.
+            let f = gpmp_gfpf_builtin(k);
+            assert!(!f.is_null(), "{what}: {}", last_error());
+            if k <= 32 {
+                let checked = gpmp_gfpf_new(gpmp::gfpf::builtin::radix(k as usize).unwrap(), k);
+                assert!(!checked.is_null(), "{what}: {}", last_error());
+                gpmp_gfpf_free(checked);
+            }
+            let mut p = Ints::new(1);
+            gpmp_gfpf_prime(f, p.at_mut(0));
+            let mut x = vec![0u64; n * k as usize];
+            ok(gpmp_gfpf_from_mpz(f, x.as_mut_ptr(), a.p(), n, RawLayout(0)), &what);
+            let mut r = Ints::new(n);
+            ok(gpmp_gfpf_to_mpz(f, r.mp(), x.as_ptr(), n, RawLayout(0)), &what);
+            let mut want = Ints::new(n);
+            for i in 0..n {
+                gmp::mpz_mod(want.at_mut(i), a.at(i), p.at(0));
+            }
+            r.assert_eq(&want, &what);
+            gpmp_gfpf_free(f);
+        });
+    }
+}
+
+/// A BPAS polynomial with the values of `c`.
+unsafe fn duzp(c: &Ints) -> *mut DUZP_t {
+    let p = gpmp_makePolynomial_DUZP(c.len() as _);
+    assert!(!p.is_null());
+    for i in 0..c.len() {
+        if i > 0 {
+            gmp::mpz_init((*p).coefs.add(i));
+        }
+        gmp::mpz_set((*p).coefs.add(i), c.at(i));
+    }
+    (*p).lt = c.len() as std::ffi::c_long - 1;
+    p
+}
+
+/// The coefficients of a BPAS polynomial equal `want`.
+unsafe fn check_duzp(p: *const DUZP_t, want: &Ints, what: &str) {
+    assert!(!p.is_null(), "{what}: NULL");
+    assert_eq!((*p).lt as usize + 1, want.len(), "{what}: degree");
+    for i in 0..want.len() {
+        assert_eq!(gmp::mpz_cmp((*p).coefs.add(i), want.at(i)), 0, "{what}: coefficient {i}");
+    }
+}
+
+fn bpas(g: &mut Gen, threads: i32) {
+    for &(al, bl, bits) in &[(30usize, 20usize, 300u64), (16, 16, 50_000)] {
+        let (a, b) = (g.ints(al, bits, true), g.ints(bl, bits, true));
+        // Leading coefficients nonzero (BPAS polynomials are normalized).
+        let want = poly_oracle(&a, &b);
+        let what = format!("gpmp_multiplyPolynomials_DUZP (+ _inp, PreAlloc) {al} x {bl}, {bits} bits, {threads} threads");
+        case(&what, || unsafe {
+            // SAFETY: polynomials built above, freed here.
+            let (pa, pb) = (duzp(&a), duzp(&b));
+            let c = gpmp_multiplyPolynomials_DUZP(pa, pb);
+            check_duzp(c, &want, &what);
+            let mut pre = gpmp_makePolynomial_DUZP(1);
+            gpmp_multiplyPolynomialsPreAlloc_DUZP(pa, pb, &mut pre);
+            check_duzp(pre, &want, &what);
+            let mut inp = duzp(&b);
+            gpmp_multiplyPolynomials_DUZP_inp(pa, &mut inp);
+            check_duzp(inp, &want, &what);
+            for p in [pa, pb, c, pre, inp] {
+                gpmp_freePolynomial_DUZP(p);
+            }
+        });
+    }
+}
+
+/// The whole matrix under the current backend (each part's time on stderr).
+fn matrix(g: &mut Gen) {
+    type Part = fn(&mut Gen, i32);
+    let parts: [(&str, Part); 8] = [
+        ("elementwise", elementwise),
+        ("modular", modular),
+        ("powers", powers),
+        ("big products", big_products),
+        ("polynomials", polynomials),
+        ("zvecs", zvecs),
+        ("fields", fields),
+        ("bpas", bpas),
+    ];
+    for threads in [1, 4] {
+        ok(gpmp_set_num_threads(threads), "gpmp_set_num_threads");
+        for (name, part) in parts {
+            let t = std::time::Instant::now();
+            part(g, threads);
+            eprintln!("{name}, {threads} threads: {:.1} s", t.elapsed().as_secs_f64());
+        }
+    }
+}
+
+#[test]
+fn gmp_memory_functions_run_only_on_the_calling_thread() {
+    let _hooks = Hooks::install();
+    // The counters see another thread's GMP allocations (so this test can fail).
+    case("self-check", || {});
+    std::thread::spawn(|| {
+        let mut z = Ints::new(1);
+        // SAFETY: initialised mpz_t.
+        unsafe {
+            gmp::mpz_set_ui(z.at_mut(0), 1);
+            gmp::mpz_mul_2exp(z.at_mut(0), z.at(0), 1 << 16);
+        }
+    })
+    .join()
+    .unwrap();
+    assert!(OFF.load(Relaxed) > 0, "the counting memory functions did not see another thread");
+    let mut g = Gen::new(20);
+    ok(gpmp_set_backend(RawBackend(1)), "gpmp_set_backend(CPU)");
+    matrix(&mut g);
+    #[cfg(feature = "gpu-tests")]
+    {
+        if gpmp_set_backend(RawBackend(2)) == GPMP_SUCCESS {
+            matrix(&mut g);
+        } else {
+            eprintln!("skipped: the GPU pass: no usable CUDA device ({})", last_error());
+        }
+    }
+    ok(gpmp_set_backend(RawBackend(0)), "gpmp_set_backend(AUTO)");
+    ok(gpmp_set_num_threads(0), "gpmp_set_num_threads(0)");
+}
