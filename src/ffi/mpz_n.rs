@@ -38,9 +38,9 @@ unsafe fn elementwise(
     })
 }
 
-/// `gpmp_mpz_<op>_n` works on `mpz_t` arrays; its twin `gpmp_mpz_<op>_n_ptr` on arrays of pointers
-/// (Julia's `Vector{BigInt}`, gmpy2 objects, PARI's and Maple's integers) with the same semantics:
-/// the r\[i\] must be distinct and may point to the inputs. Both go through [`elementwise`].
+// `gpmp_mpz_<op>_n` works on `mpz_t` arrays; its twin `gpmp_mpz_<op>_n_ptr` on arrays of pointers
+// (Julia's `Vector{BigInt}`, gmpy2 objects, PARI's and Maple's integers) with the same semantics:
+// the r[i] must be distinct and may point to the inputs. Both go through `elementwise`.
 
 /// r\[i\] = a\[i\] + b\[i\] for i < n (arrays of initialised `mpz_t`; r may be a or b).
 ///
