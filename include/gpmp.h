@@ -84,6 +84,12 @@ typedef int (*gpmp_interrupt_fn)(void *data);
  */
 typedef void (*gpmp_progress_fn)(void *data, double fraction);
 
+/*
+ A log handler: `level` 1 (error) … 5 (trace), `message` one NUL-terminated line, valid only
+ during the call.
+ */
+typedef void (*gpmp_log_fn)(void *data, int level, const char *message);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -145,6 +151,18 @@ enum gpmp_status gpmp_gfpf_from_mpz(const struct gpmp_gfpf *F,
                                     gpmp_layout layout);
 
 /*
+ `gpmp_gfpf_from_mpz` from an array of pointers.
+
+ # Safety
+ x holds n·k words; a holds n pointers to initialised mpz_t.
+ */
+enum gpmp_status gpmp_gfpf_from_mpz_ptr(const struct gpmp_gfpf *F,
+                                        uint64_t *x,
+                                        const mpz_srcptr *a,
+                                        size_t n,
+                                        gpmp_layout layout);
+
+/*
  a\[i\] ← the value in [0, p) of element i of x (canonical digit vectors, else
  `GPMP_INVALID_ARGUMENT` and a untouched).
 
@@ -156,6 +174,18 @@ enum gpmp_status gpmp_gfpf_to_mpz(const struct gpmp_gfpf *F,
                                   const uint64_t *x,
                                   size_t n,
                                   gpmp_layout layout);
+
+/*
+ `gpmp_gfpf_to_mpz` into an array of pointers (the a\[i\] distinct).
+
+ # Safety
+ a holds n pointers to initialised mpz_t; x holds n·k words.
+ */
+enum gpmp_status gpmp_gfpf_to_mpz_ptr(const struct gpmp_gfpf *F,
+                                      mpz_ptr *a,
+                                      const uint64_t *x,
+                                      size_t n,
+                                      gpmp_layout layout);
 
 /*
  z = x + y elementwise (n elements; z may alias x or y).
@@ -287,9 +317,6 @@ enum gpmp_status gpmp_set_cuda_device(int device);
 enum gpmp_status gpmp_gpu_warmup(void);
 
 /*
- `gpmp_mpz_<op>_n` works on `mpz_t` arrays; its twin `gpmp_mpz_<op>_n_ptr` on arrays of pointers
- (Julia's `Vector{BigInt}`, gmpy2 objects, PARI's and Maple's integers) with the same semantics:
- the r\[i\] must be distinct and may point to the inputs. Both go through [`elementwise`].
  r\[i\] = a\[i\] + b\[i\] for i < n (arrays of initialised `mpz_t`; r may be a or b).
 
  # Safety
@@ -672,6 +699,40 @@ void gpmp_set_progress_handler(gpmp_progress_fn f, void *data, double interval_s
 void gpmp_interrupt_all(void);
 
 /*
+ Sends gpmp's log to `fn` (NULL: back to stderr). It may be called from any of gpmp's threads,
+ never twice at once; it must not call gpmp.
+ */
+void gpmp_set_log_handler(gpmp_log_fn f, void *data);
+
+/*
+ Shows log messages up to `level`: 0 off (the default, unless env `GPMP_LOG` says otherwise),
+ 1 error, 2 warn, 3 info, 4 debug (stage timers of the GPU routes), 5 trace.
+ */
+enum gpmp_status gpmp_set_log_level(int level);
+
+/*
+ A description of this build and machine for bug reports (version, git commit, GMP version, CPU
+ features, threads, backend, libcuda/libnvrtc, CUDA devices, kernel cache folder, log level),
+ one `key: value` per line. The string is computed at the first call and lives as long as the
+ process.
+ */
+const char *gpmp_build_info(void);
+
+/*
+ Limits the host memory of each call's plan to `bytes` (0: no limit; env `GPMP_MEMORY_LIMIT`,
+ e.g. `8G`, is the default): a call that would need more returns `GPMP_OUT_OF_MEMORY` before it
+ allocates.
+ */
+void gpmp_set_memory_limit(size_t bytes);
+
+/*
+ Limits the device memory of each GPU call's plan to `bytes` (0: no limit; env
+ `GPMP_DEVICE_MEMORY_LIMIT` is the default): products plan their parts within it, other calls
+ that would need more return `GPMP_OUT_OF_MEMORY` before they allocate.
+ */
+void gpmp_set_device_memory_limit(size_t bytes);
+
+/*
  A zvec of n zeros of up to `bits` bits each, or NULL (out of memory, too large; see
  `gpmp_last_error`). Free it with `gpmp_zvec_free`.
  */
@@ -695,12 +756,28 @@ void gpmp_zvec_free(struct gpmp_zvec *v);
 enum gpmp_status gpmp_zvec_set_mpz(struct gpmp_zvec *v, const mpz_t *a, size_t n);
 
 /*
+ `gpmp_zvec_set_mpz` from an array of pointers.
+
+ # Safety
+ v from `gpmp_zvec_new`; a points to n pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_zvec_set_mpz_ptr(struct gpmp_zvec *v, const mpz_srcptr *a, size_t n);
+
+/*
  a\[i\] = v\[i\] for i < n; n must be v's length.
 
  # Safety
  v from `gpmp_zvec_new`; a points to n initialised `mpz_t`.
  */
 enum gpmp_status gpmp_zvec_get_mpz(mpz_t *a, const struct gpmp_zvec *v, size_t n);
+
+/*
+ `gpmp_zvec_get_mpz` into an array of pointers (the a\[i\] distinct).
+
+ # Safety
+ v from `gpmp_zvec_new`; a points to n pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_zvec_get_mpz_ptr(mpz_ptr *a, const struct gpmp_zvec *v, size_t n);
 
 /*
  r = a + b element-wise.
