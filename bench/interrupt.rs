@@ -76,7 +76,8 @@ fn main() {
             let st = run(&mut h);
             let end = Instant::now();
             gpmp_set_interrupt_handler(None, std::ptr::null_mut());
-            match (st, *s.at.lock().unwrap()) {
+            let at = *s.at.lock().unwrap();
+            match (st, at) {
                 (gpmp_status::GPMP_INTERRUPTED, Some(at)) => late.push((end - at).as_secs_f64() * 1e3),
                 (st, _) => println!("  (not interrupted: {st:?}; the product took less than {after:?})"),
             }
