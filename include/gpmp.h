@@ -15,6 +15,10 @@ typedef enum gpmp_status {
   GPMP_SUCCESS = 0,
   GPMP_FAILURE = 1,
   GPMP_INVALID_ARGUMENT = 2,
+  /*
+   Stopped by the interrupt handler or `gpmp_interrupt_all`; no output was written.
+   */
+  GPMP_INTERRUPTED = 3,
   GPMP_NO_CUDA_DEVICE = 256,
   GPMP_CUDA_ERROR = 258,
   GPMP_SIZE_TOO_LARGE = 514,
@@ -69,6 +73,22 @@ typedef struct gpmp_gfpf gpmp_gfpf;
  Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).
  */
 typedef struct gpmp_zvec gpmp_zvec;
+
+/*
+ An interrupt handler: returns nonzero when the running call should stop.
+ */
+typedef int (*gpmp_interrupt_fn)(void *data);
+
+/*
+ A progress handler: `fraction` of the running call's work is done, in \[0, 1\].
+ */
+typedef void (*gpmp_progress_fn)(void *data, double fraction);
+
+/*
+ A log handler: `level` 1 (error) … 5 (trace), `message` one NUL-terminated line, valid only
+ during the call.
+ */
+typedef void (*gpmp_log_fn)(void *data, int level, const char *message);
 
 #ifdef __cplusplus
 extern "C" {
@@ -131,6 +151,18 @@ enum gpmp_status gpmp_gfpf_from_mpz(const struct gpmp_gfpf *F,
                                     gpmp_layout layout);
 
 /*
+ `gpmp_gfpf_from_mpz` from an array of pointers.
+
+ # Safety
+ x holds n·k words; a holds n pointers to initialised mpz_t.
+ */
+enum gpmp_status gpmp_gfpf_from_mpz_ptr(const struct gpmp_gfpf *F,
+                                        uint64_t *x,
+                                        const mpz_srcptr *a,
+                                        size_t n,
+                                        gpmp_layout layout);
+
+/*
  a\[i\] ← the value in [0, p) of element i of x (canonical digit vectors, else
  `GPMP_INVALID_ARGUMENT` and a untouched).
 
@@ -142,6 +174,18 @@ enum gpmp_status gpmp_gfpf_to_mpz(const struct gpmp_gfpf *F,
                                   const uint64_t *x,
                                   size_t n,
                                   gpmp_layout layout);
+
+/*
+ `gpmp_gfpf_to_mpz` into an array of pointers (the a\[i\] distinct).
+
+ # Safety
+ a holds n pointers to initialised mpz_t; x holds n·k words.
+ */
+enum gpmp_status gpmp_gfpf_to_mpz_ptr(const struct gpmp_gfpf *F,
+                                      mpz_ptr *a,
+                                      const uint64_t *x,
+                                      size_t n,
+                                      gpmp_layout layout);
 
 /*
  z = x + y elementwise (n elements; z may alias x or y).
@@ -281,12 +325,28 @@ enum gpmp_status gpmp_gpu_warmup(void);
 enum gpmp_status gpmp_mpz_add_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
 
 /*
+ `gpmp_mpz_add_n` over arrays of pointers.
+
+ # Safety
+ r, a, b point to n pointers each, to initialised `mpz_t` (the r\[i\] distinct).
+ */
+enum gpmp_status gpmp_mpz_add_n_ptr(mpz_ptr *r, const mpz_srcptr *a, const mpz_srcptr *b, size_t n);
+
+/*
  r\[i\] = a\[i\] − b\[i\].
 
  # Safety
  As `gpmp_mpz_add_n`.
  */
 enum gpmp_status gpmp_mpz_sub_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
+
+/*
+ `gpmp_mpz_sub_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_add_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_sub_n_ptr(mpz_ptr *r, const mpz_srcptr *a, const mpz_srcptr *b, size_t n);
 
 /*
  r\[i\] = a\[i\]·b\[i\].
@@ -297,12 +357,31 @@ enum gpmp_status gpmp_mpz_sub_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t
 enum gpmp_status gpmp_mpz_mul_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
 
 /*
+ `gpmp_mpz_mul_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_add_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_mul_n_ptr(mpz_ptr *r, const mpz_srcptr *a, const mpz_srcptr *b, size_t n);
+
+/*
  r\[i\] += a\[i\]·b\[i\].
 
  # Safety
  As `gpmp_mpz_add_n`.
  */
 enum gpmp_status gpmp_mpz_addmul_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
+
+/*
+ `gpmp_mpz_addmul_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_add_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_addmul_n_ptr(mpz_ptr *r,
+                                       const mpz_srcptr *a,
+                                       const mpz_srcptr *b,
+                                       size_t n);
 
 /*
  r\[i\] = (a\[i\] + b\[i\]) mod m ∈ \[0, m), m > 1 (else `GPMP_INVALID_ARGUMENT`).
@@ -317,6 +396,18 @@ enum gpmp_status gpmp_mpz_addmod_n(mpz_t *r,
                                    size_t n);
 
 /*
+ `gpmp_mpz_addmod_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_add_n_ptr`; m points to an initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_mpz_addmod_n_ptr(mpz_ptr *r,
+                                       const mpz_srcptr *a,
+                                       const mpz_srcptr *b,
+                                       mpz_srcptr m,
+                                       size_t n);
+
+/*
  r\[i\] = (a\[i\] − b\[i\]) mod m ∈ \[0, m).
 
  # Safety
@@ -327,6 +418,18 @@ enum gpmp_status gpmp_mpz_submod_n(mpz_t *r,
                                    const mpz_t *b,
                                    mpz_srcptr m,
                                    size_t n);
+
+/*
+ `gpmp_mpz_submod_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_addmod_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_submod_n_ptr(mpz_ptr *r,
+                                       const mpz_srcptr *a,
+                                       const mpz_srcptr *b,
+                                       mpz_srcptr m,
+                                       size_t n);
 
 /*
  r\[i\] = a\[i\]·b\[i\] mod m ∈ \[0, m).
@@ -341,6 +444,18 @@ enum gpmp_status gpmp_mpz_mulmod_n(mpz_t *r,
                                    size_t n);
 
 /*
+ `gpmp_mpz_mulmod_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_addmod_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_mulmod_n_ptr(mpz_ptr *r,
+                                       const mpz_srcptr *a,
+                                       const mpz_srcptr *b,
+                                       mpz_srcptr m,
+                                       size_t n);
+
+/*
  r\[i\] = base\[i\]^exp\[i\] mod m ∈ \[0, m); every exp\[i\] ≥ 0 (else `GPMP_INVALID_ARGUMENT`).
 
  # Safety
@@ -351,6 +466,18 @@ enum gpmp_status gpmp_mpz_powm_n(mpz_t *r,
                                  const mpz_t *exp,
                                  mpz_srcptr m,
                                  size_t n);
+
+/*
+ `gpmp_mpz_powm_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_addmod_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_powm_n_ptr(mpz_ptr *r,
+                                     const mpz_srcptr *base,
+                                     const mpz_srcptr *exp,
+                                     mpz_srcptr m,
+                                     size_t n);
 
 /*
  r = a·b (GMP below its crossover, a multi-threaded NTT product above, or the GPU product where
@@ -495,6 +622,27 @@ enum gpmp_status gpmp_poly_mul_ptr(mpz_ptr *h,
                                    size_t glen);
 
 /*
+ `gpmp_poly_mul_alg` over arrays of pointers (as `gpmp_poly_mul_ptr`).
+
+ # Safety
+ As `gpmp_poly_mul_ptr`.
+ */
+enum gpmp_status gpmp_poly_mul_alg_ptr(mpz_ptr *h,
+                                       const mpz_srcptr *f,
+                                       size_t flen,
+                                       const mpz_srcptr *g,
+                                       size_t glen,
+                                       gpmp_mul_alg alg);
+
+/*
+ `gpmp_poly_sqr` over arrays of pointers (as `gpmp_poly_mul_ptr`).
+
+ # Safety
+ As `gpmp_poly_mul_ptr`.
+ */
+enum gpmp_status gpmp_poly_sqr_ptr(mpz_ptr *h, const mpz_srcptr *f, size_t flen);
+
+/*
  The library version, e.g. "0.1.0".
  */
 const char *gpmp_version(void);
@@ -530,6 +678,61 @@ enum gpmp_status gpmp_set_backend(gpmp_backend b);
 enum gpmp_backend gpmp_get_backend(void);
 
 /*
+ Installs this thread's interrupt handler (NULL removes it). While a call made on this thread
+ works, `fn(data)` is called on this thread every 20 ms or so; when it returns nonzero the call
+ stops within 100 ms and returns `GPMP_INTERRUPTED`, writing no output. For Ctrl-C in a CAS: the
+ handler reads the host's "interrupt pending" flag.
+ */
+void gpmp_set_interrupt_handler(gpmp_interrupt_fn f, void *data);
+
+/*
+ Installs this thread's progress handler (NULL removes it): while a call made on this thread
+ works, `fn(data, fraction)` is called on this thread about every `interval_s` seconds (at least
+ 0.01 s apart).
+ */
+void gpmp_set_progress_handler(gpmp_progress_fn f, void *data, double interval_s);
+
+/*
+ Stops every running call of every thread (each returns `GPMP_INTERRUPTED`); calls started
+ afterwards run normally. Async-signal-safe: it may be called from a signal handler.
+ */
+void gpmp_interrupt_all(void);
+
+/*
+ Sends gpmp's log to `fn` (NULL: back to stderr). It may be called from any of gpmp's threads,
+ never twice at once; it must not call gpmp.
+ */
+void gpmp_set_log_handler(gpmp_log_fn f, void *data);
+
+/*
+ Shows log messages up to `level`: 0 off (the default, unless env `GPMP_LOG` says otherwise),
+ 1 error, 2 warn, 3 info, 4 debug (stage timers of the GPU routes), 5 trace.
+ */
+enum gpmp_status gpmp_set_log_level(int level);
+
+/*
+ A description of this build and machine for bug reports (version, git commit, GMP version, CPU
+ features, threads, backend, libcuda/libnvrtc, CUDA devices, kernel cache folder, log level),
+ one `key: value` per line. The string is computed at the first call and lives as long as the
+ process.
+ */
+const char *gpmp_build_info(void);
+
+/*
+ Limits the host memory of each call's plan to `bytes` (0: no limit; env `GPMP_MEMORY_LIMIT`,
+ e.g. `8G`, is the default): a call that would need more returns `GPMP_OUT_OF_MEMORY` before it
+ allocates.
+ */
+void gpmp_set_memory_limit(size_t bytes);
+
+/*
+ Limits the device memory of each GPU call's plan to `bytes` (0: no limit; env
+ `GPMP_DEVICE_MEMORY_LIMIT` is the default): products plan their parts within it, other calls
+ that would need more return `GPMP_OUT_OF_MEMORY` before they allocate.
+ */
+void gpmp_set_device_memory_limit(size_t bytes);
+
+/*
  A zvec of n zeros of up to `bits` bits each, or NULL (out of memory, too large; see
  `gpmp_last_error`). Free it with `gpmp_zvec_free`.
  */
@@ -553,12 +756,28 @@ void gpmp_zvec_free(struct gpmp_zvec *v);
 enum gpmp_status gpmp_zvec_set_mpz(struct gpmp_zvec *v, const mpz_t *a, size_t n);
 
 /*
+ `gpmp_zvec_set_mpz` from an array of pointers.
+
+ # Safety
+ v from `gpmp_zvec_new`; a points to n pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_zvec_set_mpz_ptr(struct gpmp_zvec *v, const mpz_srcptr *a, size_t n);
+
+/*
  a\[i\] = v\[i\] for i < n; n must be v's length.
 
  # Safety
  v from `gpmp_zvec_new`; a points to n initialised `mpz_t`.
  */
 enum gpmp_status gpmp_zvec_get_mpz(mpz_t *a, const struct gpmp_zvec *v, size_t n);
+
+/*
+ `gpmp_zvec_get_mpz` into an array of pointers (the a\[i\] distinct).
+
+ # Safety
+ v from `gpmp_zvec_new`; a points to n pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_zvec_get_mpz_ptr(mpz_ptr *a, const struct gpmp_zvec *v, size_t n);
 
 /*
  r = a + b element-wise.
