@@ -11,7 +11,13 @@
  * (against a loop of mpz_addmul), and gpmp_mpz_mul around GMP's stack bound of 1000 limbs; wall and
  * process CPU ms of the best run (of 3; 1 for the powers and the polynomial, 200 or 5 for mpz_mul) and
  * the ratios to GMP.
- *   make -C bench mpz-bench ARGS="large 1 2"  (GPMP_BACKEND=cpu on a machine with a GPU) */
+ *   make -C bench mpz-bench ARGS="large 1 2"  (GPMP_BACKEND=cpu on a machine with a GPU)
+ * With "sweep" first: mul_n, mulmod_n and powm_n at 1024, 4096, 16384, 65536, 200,000 and 10^6 bits
+ * (powm_n with exponents of at most 1024 bits, 64 from 65536 bits on; fewer elements as they grow),
+ * powm_n with exponents as long as the modulus or longer (2048..16384 bits), then gpmp_poly_mul_alg at SCHOOLBOOK, TOOM4 and TOOM8: wall and process CPU ms of the best of 3 runs
+ * (1 for fewer than 64 elements). The program links libgpmp.so.0 dynamically, so one binary compares
+ * two builds of the library (LD_LIBRARY_PATH).
+ *   make -C bench mpz-bench ARGS="sweep 1 2" */
 #define _POSIX_C_SOURCE 199309L
 #include "gpmp.h"
 #include <stdio.h>
@@ -171,17 +177,111 @@ static void large(int *threads, int nt, gmp_randstate_t rs) {
   }
 }
 
+/* Wall seconds of the best of reps runs of gpmp_poly_mul_alg(alg) on f·g, lengths len. */
+static double alg_run(int alg, mpz_t *h, mpz_t *f, mpz_t *g, size_t len, int reps) {
+  double best = 1e30;
+  for (int k = 0; k < reps; k++) {
+    double t0 = now(), c0 = cpu();
+    if (gpmp_poly_mul_alg(h, f, len, g, len, (gpmp_mul_alg)alg) != GPMP_SUCCESS) {
+      fprintf(stderr, "gpmp_poly_mul_alg(%d) failed: %s\n", alg, gpmp_last_error());
+      exit(1);
+    }
+    double t = now() - t0;
+    if (t < best) best = t, last_cpu = cpu() - c0;
+  }
+  return best;
+}
+
+/* The sweep (see the top comment): mul_n, mulmod_n and powm_n from 1024 to 10^6 bits and the
+ * polynomial products whose evaluation and interpolation run on worker threads. */
+static void sweep(int *threads, int nt, gmp_randstate_t rs) {
+  printf("| case | n | threads | GMP ms | gpmp ms | gpmp/GMP | GMP CPU ms | gpmp CPU ms |\n"
+         "|---|--:|--:|--:|--:|--:|--:|--:|\n");
+  unsigned long bitss[] = {1024, 4096, 16384, 65536, 200000, 1000000};
+  size_t mul_n[] = {1 << 15, 1 << 13, 1 << 11, 256, 64, 16};
+  size_t powm_n[] = {512, 64, 16, 8, 4, 2};
+  unsigned long powm_e[] = {1024, 1024, 256, 64, 64, 64};
+  for (int op = MUL; op <= POWM; op++) {
+    for (int k = 0; k < 6; k++) {
+      unsigned long bits = bitss[k];
+      size_t n = op == POWM ? powm_n[k] : mul_n[k];
+      int reps = n >= 64 ? 3 : 1;
+      mpz_t *a = vec(n, rs, bits), *b = vec(n, rs, op == POWM ? powm_e[k] : bits), *r = vec(n, rs, 1), *w = vec(n, rs, 1);
+      mpz_t m;
+      mpz_init(m);
+      mpz_urandomb(m, rs, bits), mpz_setbit(m, bits - 1), mpz_setbit(m, 0);
+      double tg = run(op, 1, w, a, b, m, n, reps), cg = last_cpu;
+      char name[64];
+      if (op == POWM) snprintf(name, sizeof name, "powm_n %lu bits, %lu-bit e", bits, powm_e[k]);
+      else snprintf(name, sizeof name, "%s %lu bits", names[op], bits);
+      for (int t = 0; t < nt; t++) {
+        gpmp_set_num_threads(threads[t]);
+        double tp = run(op, 0, r, a, b, m, n, reps);
+        check(r, w, n, name);
+        printf("| %s | %zu | %d | %.3g | %.3g | %.2f | %.3g | %.3g |\n", name, n, threads[t], 1e3 * tg, 1e3 * tp, tp / tg, 1e3 * cg,
+               1e3 * last_cpu);
+        fflush(stdout);
+      }
+      vec_free(a, n), vec_free(b, n), vec_free(r, n), vec_free(w, n);
+      mpz_clear(m);
+    }
+  }
+  /* Powers whose window table would take GMP past its stack bound (k·2^(w−1) > 4064 limbs), where
+   * gpmp's worker threads use its own exponentiation: exponents as long as the modulus, and longer. */
+  struct { unsigned long bits, ebits; size_t n; } pows[] = {{2048, 8192, 16}, {4096, 4096, 8}, {8192, 8192, 2}, {16384, 2048, 2}};
+  for (size_t c = 0; c < sizeof pows / sizeof pows[0]; c++) {
+    size_t n = pows[c].n;
+    mpz_t *a = vec(n, rs, pows[c].bits), *b = vec(n, rs, pows[c].ebits), *r = vec(n, rs, 1), *w = vec(n, rs, 1);
+    mpz_t m;
+    mpz_init(m);
+    mpz_urandomb(m, rs, pows[c].bits), mpz_setbit(m, pows[c].bits - 1), mpz_setbit(m, 0);
+    double tg = run(POWM, 1, w, a, b, m, n, 1), cg = last_cpu;
+    char name[64];
+    snprintf(name, sizeof name, "powm_n %lu bits, %lu-bit e", pows[c].bits, pows[c].ebits);
+    for (int t = 0; t < nt; t++) {
+      gpmp_set_num_threads(threads[t]);
+      double tp = run(POWM, 0, r, a, b, m, n, 1);
+      check(r, w, n, name);
+      printf("| %s | %zu | %d | %.3g | %.3g | %.2f | %.3g | %.3g |\n", name, n, threads[t], 1e3 * tg, 1e3 * tp, tp / tg, 1e3 * cg, 1e3 * last_cpu);
+      fflush(stdout);
+    }
+    vec_free(a, n), vec_free(b, n), vec_free(r, n), vec_free(w, n);
+    mpz_clear(m);
+  }
+  /* Polynomials (no GMP column: gpmp against itself across builds). */
+  struct { int alg; size_t len; unsigned long bits; const char *name; } polys[] = {
+      {GPMP_MUL_SCHOOLBOOK, 64, 200000, "SCHOOLBOOK 64, 200,000 bits"},
+      {GPMP_MUL_TOOM4, 256, 20000, "TOOM4 256, 20,000 bits"},
+      {GPMP_MUL_TOOM8, 256, 20000, "TOOM8 256, 20,000 bits"},
+      {GPMP_MUL_TOOM4, 4096, 1000, "TOOM4 4096, 1000 bits"},
+      {GPMP_MUL_TOOM8, 4096, 1000, "TOOM8 4096, 1000 bits"},
+  };
+  for (size_t c = 0; c < sizeof polys / sizeof polys[0]; c++) {
+    size_t len = polys[c].len;
+    mpz_t *f = vec(len, rs, polys[c].bits), *g = vec(len, rs, polys[c].bits), *h = vec(2 * len - 1, rs, 1);
+    for (int t = 0; t < nt; t++) {
+      gpmp_set_num_threads(threads[t]);
+      double tp = alg_run(polys[c].alg, h, f, g, len, 3);
+      printf("| poly_mul_alg %s | 1 | %d | | %.3g | | | %.3g |\n", polys[c].name, threads[t], 1e3 * tp, 1e3 * last_cpu);
+      fflush(stdout);
+    }
+    vec_free(f, len), vec_free(g, len), vec_free(h, 2 * len - 1);
+  }
+}
+
 int main(int argc, char **argv) {
-  int threads[8] = {1, 2}, nt = 2, big = argc > 1 && strcmp(argv[1], "large") == 0;
-  if (argc > 1 + big) {
+  int threads[8] = {1, 2}, nt = 2;
+  int big = argc > 1 && strcmp(argv[1], "large") == 0, sw = argc > 1 && strcmp(argv[1], "sweep") == 0;
+  if (argc > 1 + big + sw) {
     nt = 0;
-    for (int i = 1 + big; i < argc && nt < 8; i++) threads[nt++] = atoi(argv[i]);
+    for (int i = 1 + big + sw; i < argc && nt < 8; i++) threads[nt++] = atoi(argv[i]);
   }
   gmp_randstate_t rs;
   gmp_randinit_default(rs);
   gmp_randseed_ui(rs, 42);
-  if (big) {
-    large(threads, nt, rs);
+  if (big || sw) {
+    if (big) large(threads, nt, rs);
+    else sweep(threads, nt, rs);
     gmp_randclear(rs);
     return 0;
   }

@@ -27,9 +27,9 @@
 //! lower cap, about a minute on a 2-core machine; the full run takes a few minutes.
 #[path = "common.rs"]
 mod common;
+use gpmp::int::{IntRef, PowmModulus, PowmReduction, PowmScratch};
 use gpmp::runtime::{self, Backend};
 use gpmp::testing::{coef, views, Coef, Rng};
-use gpmp::int::{IntRef, PowmModulus, PowmReduction, PowmScratch};
 use gpmp::tuning::{INT_MUL_NTT_MIN_LIMBS as NTT_MUL_MIN_LIMBS, POWM_REDC_MULLO_MIN_LIMBS};
 use gpmp::zpoly::{self, Alg};
 use std::hint::black_box;
@@ -258,7 +258,8 @@ fn int_table(o: &Opts) {
     });
     print_const("INT_MUL_NTT_MIN_LIMBS", "Balanced integer products, limbs", &c, "GMP mpn_mul", "the NTT product", Some(NTT_MUL_MIN_LIMBS));
     eprintln!("int: modular powers");
-    let sizes: Vec<usize> = if o.quick { vec![16, 32, 48, 64, 96, 128] } else { vec![16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 160] };
+    let sizes: Vec<usize> =
+        if o.quick { vec![16, 32, 48, 64, 96, 128] } else { vec![16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 160] };
     let c = crossing(&sizes, 50.0, |products, k| {
         let mut m: Vec<u64> = (0..k).map(|_| rng.next()).collect();
         m[0] |= 1;

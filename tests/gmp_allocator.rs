@@ -1,10 +1,18 @@
 //! The host's GMP memory functions (`mp_set_memory_functions`: Julia's, Maple's, PARI's) are called
 //! only on the thread that called gpmp (the rule of `src/int/mpn.rs`). Counting memory functions
 //! record every allocate, reallocate and free and whether it ran on the calling thread; every export
-//! that reads or writes `mpz_t` runs at small and large sizes (up to 10^6-bit operands, 200,000-bit
-//! moduli and coefficients, long arrays) with 1 and 4 worker threads, its results are checked
-//! against GMP, and no call may reach the memory functions on another thread. With `gpu-tests` the
-//! matrix runs once more under the GPU backend (on a CUDA machine; "skipped" without one).
+//! that reads or writes `mpz_t` (and its `_ptr` twin) runs at small and large sizes (up to 10^6-bit
+//! operands, 200,000-bit moduli and coefficients, long arrays) with 1 and 4 worker threads, its
+//! results are checked against GMP, and no call may reach the memory functions on another thread.
+//! With `gpu-tests` the matrix runs once more under the GPU backend (on a CUDA machine; "skipped"
+//! without one).
+//!
+//! The default sizes are chosen to pass every bound where GMP's temporary space leaves the stack
+//! (1000 limbs, `src/int/mpn.rs`) while the whole test stays within about a minute on two cores:
+//! the schoolbook product at 200,000 bits is 64 × 16 rather than 64 × 64, powers modulo 200,000 bits
+//! take 2-bit exponents. `GPMP_ALLOCATOR_HEAVY=1` adds the heavier cases (64 × 64 at 200,000 bits,
+//! powers with 64-bit exponents modulo 200,000 bits, 4·10^6-bit products); without it they print
+//! "skipped".
 //!
 //! One test: the memory functions are process-wide. GMP's defaults are restored at the end.
 use gmp_mpfr_sys::gmp::{self, mpz_t};
@@ -12,12 +20,20 @@ use gpmp::ffi::bpas::{
     gpmp_freePolynomial_DUZP, gpmp_makePolynomial_DUZP, gpmp_multiplyPolynomialsPreAlloc_DUZP, gpmp_multiplyPolynomials_DUZP,
     gpmp_multiplyPolynomials_DUZP_inp, DUZP_t,
 };
-use gpmp::ffi::gfpf::{gpmp_gfpf_builtin, gpmp_gfpf_free, gpmp_gfpf_from_mpz, gpmp_gfpf_new, gpmp_gfpf_prime, gpmp_gfpf_to_mpz, RawLayout};
-use gpmp::ffi::mpz_n::*;
-use gpmp::ffi::poly::{gpmp_poly_mul, gpmp_poly_mul_alg, gpmp_poly_mul_ptr, gpmp_poly_sqr, RawMulAlg};
-use gpmp::ffi::runtime::{gpmp_set_backend, gpmp_set_num_threads, RawBackend};
-use gpmp::ffi::zvec::{gpmp_zvec_free, gpmp_zvec_get_mpz, gpmp_zvec_mul, gpmp_zvec_mulmod, gpmp_zvec_new, gpmp_zvec_powm, gpmp_zvec_set_mpz};
+use gpmp::ffi::gfpf::{
+    gpmp_gfpf_builtin, gpmp_gfpf_free, gpmp_gfpf_from_mpz, gpmp_gfpf_from_mpz_ptr, gpmp_gfpf_new, gpmp_gfpf_prime, gpmp_gfpf_to_mpz,
+    gpmp_gfpf_to_mpz_ptr, RawLayout,
+};
 use gpmp::ffi::gpmp_status::{self, GPMP_INVALID_ARGUMENT, GPMP_SUCCESS};
+use gpmp::ffi::mpz_n::*;
+use gpmp::ffi::poly::{
+    gpmp_poly_mul, gpmp_poly_mul_alg, gpmp_poly_mul_alg_ptr, gpmp_poly_mul_ptr, gpmp_poly_sqr, gpmp_poly_sqr_ptr, RawMulAlg,
+};
+use gpmp::ffi::runtime::{gpmp_set_backend, gpmp_set_num_threads, RawBackend};
+use gpmp::ffi::zvec::{
+    gpmp_zvec_free, gpmp_zvec_get_mpz, gpmp_zvec_get_mpz_ptr, gpmp_zvec_mul, gpmp_zvec_mulmod, gpmp_zvec_new, gpmp_zvec_powm,
+    gpmp_zvec_set_mpz, gpmp_zvec_set_mpz_ptr,
+};
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
@@ -92,7 +108,12 @@ fn case(name: &str, run: impl FnOnce()) {
     LARGEST_OFF.store(0, Relaxed);
     run();
     let off = OFF.load(Relaxed);
-    assert_eq!(off, 0, "{name}: {off} calls of the GMP memory functions off the calling thread (largest {} bytes)", LARGEST_OFF.load(Relaxed));
+    assert_eq!(
+        off,
+        0,
+        "{name}: {off} calls of the GMP memory functions off the calling thread (largest {} bytes)",
+        LARGEST_OFF.load(Relaxed)
+    );
 }
 
 // ---- integers ----
@@ -129,6 +150,14 @@ impl Ints {
     }
     fn at_mut(&mut self, i: usize) -> *mut mpz_t {
         &mut self.0[i]
+    }
+    /// The elements as separate objects (a `const mpz_srcptr *` argument).
+    fn ptrs(&self) -> Vec<*const mpz_t> {
+        (0..self.len()).map(|i| self.at(i)).collect()
+    }
+    /// The elements as separate objects (an `mpz_ptr *` argument).
+    fn ptrs_mut(&mut self) -> Vec<*mut mpz_t> {
+        (0..self.len()).map(|i| self.at_mut(i)).collect()
     }
     /// Element-wise equality with `want`.
     fn assert_eq(&self, want: &Ints, what: &str) {
@@ -219,6 +248,15 @@ impl Drop for Gen {
     }
 }
 
+/// Whether the heavier cases run (`GPMP_ALLOCATOR_HEAVY` set); prints "skipped" for `what` if not.
+fn heavy(what: &str) -> bool {
+    let on = std::env::var_os("GPMP_ALLOCATOR_HEAVY").is_some_and(|v| !v.is_empty() && v != "0");
+    if !on {
+        eprintln!("skipped: {what} (set GPMP_ALLOCATOR_HEAVY=1 to run it)");
+    }
+    on
+}
+
 fn ok(s: gpmp_status, what: &str) {
     assert_eq!(s, GPMP_SUCCESS, "{what}: {}", last_error());
 }
@@ -247,15 +285,29 @@ fn oracle(a: &Ints, b: &Ints, op: Op2, m: Option<&Ints>) -> Ints {
 
 // ---- the exports ----
 
+/// An element-wise export on `mpz_t` arrays and its `_ptr` twin.
+type Call2 = unsafe extern "C" fn(*mut mpz_t, *const mpz_t, *const mpz_t, usize) -> gpmp_status;
+type Call2Ptr = unsafe extern "C" fn(*mut *mut mpz_t, *const *const mpz_t, *const *const mpz_t, usize) -> gpmp_status;
+type Call3 = unsafe extern "C" fn(*mut mpz_t, *const mpz_t, *const mpz_t, *const mpz_t, usize) -> gpmp_status;
+type Call3Ptr = unsafe extern "C" fn(*mut *mut mpz_t, *const *const mpz_t, *const *const mpz_t, *const mpz_t, usize) -> gpmp_status;
+
 fn elementwise(g: &mut Gen, threads: i32) {
-    type Call = unsafe extern "C" fn(*mut mpz_t, *const mpz_t, *const mpz_t, usize) -> gpmp_status;
-    let ops: [(&str, Call, Op2); 3] =
-        [("gpmp_mpz_add_n", gpmp_mpz_add_n, gmp::mpz_add), ("gpmp_mpz_sub_n", gpmp_mpz_sub_n, gmp::mpz_sub), ("gpmp_mpz_mul_n", gpmp_mpz_mul_n, gmp::mpz_mul)];
-    // (n, bits of a, bits of b): small, the 10^6-bit products of 64 elements, a long operand against a
-    // short one (GMP products of pieces), and around GMP's stack bound (1000 limbs).
-    for &(n, ba, bb) in &[(300usize, 1000u64, 900u64), (64, 1_000_000, 1_000_000), (6, 1_000_000, 20_000), (8, 64_000, 63_900)] {
+    let ops: [(&str, Call2, Call2Ptr, Op2); 3] = [
+        ("gpmp_mpz_add_n", gpmp_mpz_add_n, gpmp_mpz_add_n_ptr, gmp::mpz_add),
+        ("gpmp_mpz_sub_n", gpmp_mpz_sub_n, gpmp_mpz_sub_n_ptr, gmp::mpz_sub),
+        ("gpmp_mpz_mul_n", gpmp_mpz_mul_n, gpmp_mpz_mul_n_ptr, gmp::mpz_mul),
+    ];
+    // (n, bits of a, bits of b, the _ptr twins too): small, the 10^6-bit products of 64 elements, a
+    // long operand against a short one (GMP products of pieces), around GMP's stack bound (1000
+    // limbs), and (heavy) 4·10^6 bits.
+    let mut shapes =
+        vec![(300usize, 1000u64, 900u64, true), (64, 1_000_000, 1_000_000, false), (6, 1_000_000, 20_000, true), (8, 64_000, 63_900, true)];
+    if heavy("gpmp_mpz_*_n on 16 x 4·10^6 bits") {
+        shapes.push((16, 4_000_000, 4_000_000, true));
+    }
+    for &(n, ba, bb, twins) in &shapes {
         let (a, b) = (g.ints(n, ba, true), g.ints(n, bb, true));
-        for &(name, call, op) in &ops {
+        for &(name, call, call_ptr, op) in &ops {
             let want = oracle(&a, &b, op, None);
             let what = format!("{name} n = {n}, {ba} x {bb} bits, {threads} threads");
             case(&what, || {
@@ -264,6 +316,15 @@ fn elementwise(g: &mut Gen, threads: i32) {
                 ok(unsafe { call(r.mp(), a.p(), b.p(), n) }, &what);
                 r.assert_eq(&want, &what);
             });
+            if twins {
+                let what = format!("{name}_ptr n = {n}, {ba} x {bb} bits, {threads} threads");
+                case(&what, || {
+                    let mut r = Ints::new(n);
+                    // SAFETY: arrays of n pointers to initialised mpz_t.
+                    ok(unsafe { call_ptr(r.ptrs_mut().as_mut_ptr(), a.ptrs().as_ptr(), b.ptrs().as_ptr(), n) }, &what);
+                    r.assert_eq(&want, &what);
+                });
+            }
         }
         // r += a·b with r = a copy of b (grown in place) and r aliasing a.
         let what = format!("gpmp_mpz_addmul_n n = {n}, {ba} x {bb} bits, {threads} threads");
@@ -277,34 +338,47 @@ fn elementwise(g: &mut Gen, threads: i32) {
                 gmp::mpz_add(want.at_mut(i), want.at(i), b.at(i));
             }
         }
+        let mut r2 = Ints::new(n);
+        for i in 0..n {
+            // SAFETY: initialised mpz_t.
+            unsafe { gmp::mpz_set(r2.at_mut(i), b.at(i)) };
+        }
         case(&what, || {
             // SAFETY: arrays of n initialised mpz_t; r may alias an input.
             ok(unsafe { gpmp_mpz_addmul_n(r.mp(), a.p(), b.p(), n) }, &what);
             r.assert_eq(&want, &what);
         });
+        if twins {
+            let what = format!("gpmp_mpz_addmul_n_ptr n = {n}, {ba} x {bb} bits, {threads} threads");
+            case(&what, || {
+                // SAFETY: arrays of n pointers to initialised mpz_t.
+                ok(unsafe { gpmp_mpz_addmul_n_ptr(r2.ptrs_mut().as_mut_ptr(), a.ptrs().as_ptr(), b.ptrs().as_ptr(), n) }, &what);
+                r2.assert_eq(&want, &what);
+            });
+        }
     }
 }
 
 fn modular(g: &mut Gen, threads: i32) {
-    type Call = unsafe extern "C" fn(*mut mpz_t, *const mpz_t, *const mpz_t, *const mpz_t, usize) -> gpmp_status;
-    let ops: [(&str, Call, Op2); 3] = [
-        ("gpmp_mpz_addmod_n", gpmp_mpz_addmod_n, gmp::mpz_add),
-        ("gpmp_mpz_submod_n", gpmp_mpz_submod_n, gmp::mpz_sub),
-        ("gpmp_mpz_mulmod_n", gpmp_mpz_mulmod_n, gmp::mpz_mul),
+    let ops: [(&str, Call3, Call3Ptr, Op2); 3] = [
+        ("gpmp_mpz_addmod_n", gpmp_mpz_addmod_n, gpmp_mpz_addmod_n_ptr, gmp::mpz_add),
+        ("gpmp_mpz_submod_n", gpmp_mpz_submod_n, gpmp_mpz_submod_n_ptr, gmp::mpz_sub),
+        ("gpmp_mpz_mulmod_n", gpmp_mpz_mulmod_n, gpmp_mpz_mulmod_n_ptr, gmp::mpz_mul),
     ];
-    // (n, bits of m, odd, bits of the operands): below and above the sizes where GMP's quotient
-    // would leave the stack, unreduced and negative operands, the 200,000-bit moduli of 64 elements.
-    for &(n, mb, odd, ab) in &[
-        (300usize, 1024u64, true, 1500u64),
-        (40, 4096, false, 9000),
-        (16, 40_000, true, 70_000),
-        (4, 40_000, false, 200_000),
-        (64, 200_000, true, 200_000),
-        (4, 200_000, true, 450_000),
+    // (n, bits of m, odd, bits of the operands, the _ptr twins too): below and above the sizes where
+    // GMP's quotient would leave the stack, unreduced and negative operands, the 200,000-bit moduli
+    // of 64 elements.
+    for &(n, mb, odd, ab, twins) in &[
+        (300usize, 1024u64, true, 1500u64, true),
+        (40, 4096, false, 9000, false),
+        (16, 40_000, true, 70_000, true),
+        (4, 40_000, false, 200_000, false),
+        (64, 200_000, true, 200_000, false),
+        (4, 200_000, true, 450_000, true),
     ] {
         let m = g.modulus(mb, odd);
         let (a, b) = (g.ints(n, ab, true), g.ints(n, ab - 7, true));
-        for &(name, call, op) in &ops {
+        for &(name, call, call_ptr, op) in &ops {
             let want = oracle(&a, &b, op, Some(&m));
             let what = format!("{name} n = {n}, m {mb} bits (odd {odd}), operands {ab} bits, {threads} threads");
             case(&what, || {
@@ -313,6 +387,15 @@ fn modular(g: &mut Gen, threads: i32) {
                 ok(unsafe { call(r.mp(), a.p(), b.p(), m.at(0), n) }, &what);
                 r.assert_eq(&want, &what);
             });
+            if twins {
+                let what = format!("{name}_ptr n = {n}, m {mb} bits (odd {odd}), operands {ab} bits, {threads} threads");
+                case(&what, || {
+                    let mut r = Ints::new(n);
+                    // SAFETY: arrays of n pointers to initialised mpz_t, m initialised.
+                    ok(unsafe { call_ptr(r.ptrs_mut().as_mut_ptr(), a.ptrs().as_ptr(), b.ptrs().as_ptr(), m.at(0), n) }, &what);
+                    r.assert_eq(&want, &what);
+                });
+            }
         }
     }
 }
@@ -321,7 +404,7 @@ fn powers(g: &mut Gen, threads: i32) {
     // (n, bits of m, odd, bits of the bases, bits of the exponents): Montgomery's range (≤ 64
     // limbs), GMP quotients above it, Barrett's reduction from 500 limbs, the 200,000-bit moduli of
     // 64 elements, bases longer than m, even moduli.
-    for &(n, mb, odd, bb, eb) in &[
+    let mut shapes = vec![
         (64usize, 1024u64, true, 1024u64, 1024u64),
         (16, 1024, false, 3000, 700),
         (4, 4096, true, 4096, 4096),
@@ -329,7 +412,11 @@ fn powers(g: &mut Gen, threads: i32) {
         (4, 40_000, true, 40_000, 40),
         (64, 200_000, true, 200_000, 2),
         (2, 200_000, false, 500_000, 9),
-    ] {
+    ];
+    if heavy("gpmp_mpz_powm_n on 64 x 200,000 bits with 64-bit exponents") {
+        shapes.push((64, 200_000, true, 200_000, 64));
+    }
+    for (shape, &(n, mb, odd, bb, eb)) in shapes.iter().enumerate() {
         let m = g.modulus(mb, odd);
         let (a, mut e) = (g.ints(n, bb, true), g.ints(n, eb, false));
         if n > 4 {
@@ -351,6 +438,16 @@ fn powers(g: &mut Gen, threads: i32) {
             ok(unsafe { gpmp_mpz_powm_n(r.mp(), a.p(), e.p(), m.at(0), n) }, &what);
             r.assert_eq(&want, &what);
         });
+        if shape % 2 == 0 {
+            let what =
+                format!("gpmp_mpz_powm_n_ptr n = {n}, m {mb} bits (odd {odd}), bases {bb} bits, exponents {eb} bits, {threads} threads");
+            case(&what, || {
+                let mut r = Ints::new(n);
+                // SAFETY: arrays of n pointers to initialised mpz_t, m initialised.
+                ok(unsafe { gpmp_mpz_powm_n_ptr(r.ptrs_mut().as_mut_ptr(), a.ptrs().as_ptr(), e.ptrs().as_ptr(), m.at(0), n) }, &what);
+                r.assert_eq(&want, &what);
+            });
+        }
     }
 }
 
@@ -397,14 +494,19 @@ fn polynomials(gen: &mut Gen, threads: i32) {
     // (flen, glen, bits, every algorithm or the schoolbook only): small, 200,000-bit coefficients
     // (GMP's products leave the stack there), large coefficients, long and thin, unbalanced, and a
     // length of one.
-    for &(fl, gl, bits, all) in &[
+    let mut shapes = vec![
         (40usize, 30usize, 300u64, true),
         (64, 16, 200_000, false),
         (16, 12, 30_000, true),
         (2000, 1500, 64, true),
         (700, 3, 5000, true),
         (1, 300, 2000, true),
-    ] {
+    ];
+    if heavy("gpmp_poly_mul_alg(SCHOOLBOOK) 64 x 64 at 200,000 bits, every algorithm at 64 x 64, 60,000 bits") {
+        shapes.push((64, 64, 200_000, false));
+        shapes.push((64, 64, 60_000, true));
+    }
+    for &(fl, gl, bits, all) in &shapes {
         let (f, g) = (gen.ints(fl, bits, true), gen.ints(gl, bits - 3, true));
         let want = poly_oracle(&f, &g);
         let hl = fl + gl - 1;
@@ -433,11 +535,23 @@ fn polynomials(gen: &mut Gen, threads: i32) {
         let what = format!("gpmp_poly_mul_ptr {shape}");
         case(&what, || {
             let mut h = Ints::new(hl);
-            let mut hp: Vec<*mut mpz_t> = (0..hl).map(|i| h.at_mut(i)).collect();
-            let fp: Vec<*const mpz_t> = (0..fl).map(|i| f.at(i)).collect();
-            let gp: Vec<*const mpz_t> = (0..gl).map(|i| g.at(i)).collect();
             // SAFETY: arrays of valid pointers to initialised mpz_t.
-            ok(unsafe { gpmp_poly_mul_ptr(hp.as_mut_ptr(), fp.as_ptr(), fl, gp.as_ptr(), gl) }, &what);
+            ok(unsafe { gpmp_poly_mul_ptr(h.ptrs_mut().as_mut_ptr(), f.ptrs().as_ptr(), fl, g.ptrs().as_ptr(), gl) }, &what);
+            h.assert_eq(&want, &what);
+        });
+        // The _ptr twin of the algorithm choice, at the algorithm the shape exercises most.
+        let alg = if all { 4 } else { 1 };
+        let what = format!("gpmp_poly_mul_alg_ptr({alg}) {shape}");
+        case(&what, || {
+            let mut h = Ints::new(hl);
+            // SAFETY: arrays of valid pointers to initialised mpz_t.
+            let s =
+                unsafe { gpmp_poly_mul_alg_ptr(h.ptrs_mut().as_mut_ptr(), f.ptrs().as_ptr(), fl, g.ptrs().as_ptr(), gl, RawMulAlg(alg)) };
+            if s == GPMP_INVALID_ARGUMENT {
+                eprintln!("skipped: {what}: the algorithm does not take this shape ({})", last_error());
+                return;
+            }
+            ok(s, &what);
             h.assert_eq(&want, &what);
         });
         let sq = poly_oracle(&f, &f);
@@ -446,6 +560,13 @@ fn polynomials(gen: &mut Gen, threads: i32) {
             let mut h = Ints::new(2 * fl - 1);
             // SAFETY: as above.
             ok(unsafe { gpmp_poly_sqr(h.mp(), f.p(), fl) }, &what);
+            h.assert_eq(&sq, &what);
+        });
+        let what = format!("gpmp_poly_sqr_ptr {shape}");
+        case(&what, || {
+            let mut h = Ints::new(2 * fl - 1);
+            // SAFETY: arrays of valid pointers to initialised mpz_t.
+            ok(unsafe { gpmp_poly_sqr_ptr(h.ptrs_mut().as_mut_ptr(), f.ptrs().as_ptr(), fl) }, &what);
             h.assert_eq(&sq, &what);
         });
     }
@@ -464,7 +585,7 @@ fn zvecs(g: &mut Gen, threads: i32) {
             // SAFETY: initialised mpz_t.
             unsafe { gmp::mpz_powm(powm.at_mut(i), a.at(i), e.at(i), m.at(0)) };
         }
-        let what = format!("gpmp_zvec_set_mpz / mul / mulmod / powm / get_mpz, n = {n}, {bits} bits, {threads} threads");
+        let what = format!("gpmp_zvec_set_mpz(_ptr) / mul / mulmod / powm / get_mpz(_ptr), n = {n}, {bits} bits, {threads} threads");
         case(&what, || unsafe {
             // SAFETY: zvecs from gpmp_zvec_new, arrays of n initialised mpz_t.
             let (va, vb, ve) = (gpmp_zvec_new(n, bits as usize), gpmp_zvec_new(n, bits as usize), gpmp_zvec_new(n, 20));
@@ -485,6 +606,13 @@ fn zvecs(g: &mut Gen, threads: i32) {
             ok(gpmp_zvec_powm(vr, va, ve, m.at(0)), &what);
             ok(gpmp_zvec_get_mpz(r.mp(), vr, n), &what);
             r.assert_eq(&powm, &format!("{what}: powm"));
+            // The _ptr twins: a and b through pointer arrays, their product read back the same way.
+            ok(gpmp_zvec_set_mpz_ptr(va, a.ptrs().as_ptr(), n), &what);
+            ok(gpmp_zvec_set_mpz_ptr(vb, b.ptrs().as_ptr(), n), &what);
+            ok(gpmp_zvec_mul(vr, va, vb), &what);
+            let mut r = Ints::new(n);
+            ok(gpmp_zvec_get_mpz_ptr(r.ptrs_mut().as_mut_ptr(), vr, n), &what);
+            r.assert_eq(&prod, &format!("{what}: mul through the _ptr twins"));
             for v in [va, vb, ve, vr] {
                 gpmp_zvec_free(v);
             }
@@ -497,7 +625,8 @@ fn fields(g: &mut Gen, threads: i32) {
     // GMP on the calling thread.
     for &(k, n, bits) in &[(8u32, 3000usize, 300u64), (8, 4, 6_400_000), (128, 40, 20_000)] {
         let a = g.ints(n, bits, true);
-        let what = format!("gpmp_gfpf_builtin/new, from_mpz / to_mpz / prime, k = {k}, n = {n}, {bits} bits, {threads} threads");
+        let what =
+            format!("gpmp_gfpf_builtin/new, from_mpz(_ptr) / to_mpz(_ptr) / prime, k = {k}, n = {n}, {bits} bits, {threads} threads");
         case(&what, || unsafe {
             // SAFETY: fields from gpmp_gfpf_builtin/new; x has n·k words; arrays of n initialised mpz_t.
             let f = gpmp_gfpf_builtin(k);
@@ -518,6 +647,12 @@ fn fields(g: &mut Gen, threads: i32) {
                 gmp::mpz_mod(want.at_mut(i), a.at(i), p.at(0));
             }
             r.assert_eq(&want, &what);
+            // The _ptr twins, the other layout.
+            let mut y = vec![0u64; n * k as usize];
+            ok(gpmp_gfpf_from_mpz_ptr(f, y.as_mut_ptr(), a.ptrs().as_ptr(), n, RawLayout(1)), &what);
+            let mut r = Ints::new(n);
+            ok(gpmp_gfpf_to_mpz_ptr(f, r.ptrs_mut().as_mut_ptr(), y.as_ptr(), n, RawLayout(1)), &what);
+            r.assert_eq(&want, &format!("{what}: _ptr twins"));
             gpmp_gfpf_free(f);
         });
     }

@@ -206,8 +206,22 @@ fn the_checker_catches_deliberate_bad_imports() {
 /// ...) are named only by the C layer, on the caller's thread, and by `int/mpn.rs`, which calls them
 /// within the sizes where their temporary space stays on the stack (the rule of `src/int/mpn.rs`).
 const GMP_WITHOUT_MEMORY: [&str; 16] = [
-    "mpn_add", "mpn_add_1", "mpn_add_n", "mpn_sub", "mpn_sub_1", "mpn_sub_n", "mpn_neg", "mpn_mul_1", "mpn_addmul_1", "mpn_submul_1",
-    "mpn_divrem_1", "mpn_lshift", "mpn_rshift", "mpn_cmp", "mpn_zero", "mpn_copyi",
+    "mpn_add",
+    "mpn_add_1",
+    "mpn_add_n",
+    "mpn_sub",
+    "mpn_sub_1",
+    "mpn_sub_n",
+    "mpn_neg",
+    "mpn_mul_1",
+    "mpn_addmul_1",
+    "mpn_submul_1",
+    "mpn_divrem_1",
+    "mpn_lshift",
+    "mpn_rshift",
+    "mpn_cmp",
+    "mpn_zero",
+    "mpn_copyi",
 ];
 
 /// Every call of a GMP function that may take memory outside the C layer and `int/mpn.rs`, as
@@ -253,6 +267,10 @@ fn library_code_calls_gmp_functions_that_take_memory_only_where_allowed() {
     let core = Path::new("int/batch.rs");
     assert_eq!(gmp_memory_calls(core, "unsafe { gmp::mpn_mul(r, a, 1, b, 1) };\n").len(), 1);
     assert_eq!(gmp_memory_calls(core, "gmp::mpz_powm (r, b, e, m);\n").len(), 1);
-    assert!(gmp_memory_calls(core, "gmp::mpn_add_n(r, a, b, n); let z: gmp::mpz_t;\n#[cfg(test)]\nmod tests {\n fn f() { gmp::mpz_mul(a, b, c) }\n}\n").is_empty());
+    assert!(gmp_memory_calls(
+        core,
+        "gmp::mpn_add_n(r, a, b, n); let z: gmp::mpz_t;\n#[cfg(test)]\nmod tests {\n fn f() { gmp::mpz_mul(a, b, c) }\n}\n"
+    )
+    .is_empty());
     assert!(gmp_memory_calls(Path::new("int/mpn.rs"), "gmp::mpn_tdiv_qr(q, r, 0, n, 1, d, 1);\n").is_empty());
 }

@@ -155,8 +155,11 @@ pub fn rem_by_gmp(out: &mut [u64], t: &[u64], m: &[u64], q: &mut Vec<u64>) {
         out[t.len()..].fill(0);
         return;
     }
-    q.clear();
-    q.resize(GMP_STACK_MAX_LIMBS + 1 - k, 0);
+    // The quotient's room (its limbs need no zeroing: GMP writes them), grown only when too short.
+    let need = if t.len() <= GMP_STACK_MAX_LIMBS { t.len() - k + 1 } else { GMP_STACK_MAX_LIMBS + 1 - k };
+    if q.len() < need {
+        q.resize(need, 0);
+    }
     if t.len() <= GMP_STACK_MAX_LIMBS {
         mpn::tdiv_qr(&mut q[..t.len() - k + 1], out, t, m);
         return;

@@ -24,8 +24,8 @@ mod shifted_sum;
 mod slab;
 
 pub use alloc::{try_zeroed, try_zeroed_words};
-pub use list::{Row, ZList};
 pub use div::{rem_by_gmp, Divisor};
+pub use list::{Row, ZList};
 pub use mul::{limb_views, mul_into, mul_mag};
 pub use ntt_mul::ntt_mul;
 pub use pack::{pack_signed, unpack_signed};

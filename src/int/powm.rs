@@ -11,8 +11,8 @@
 //!
 //! The table holds the odd powers b^1, b^3, …, b^(2^w − 1) (2^(w−1)·k limbs of Rust memory).
 use super::mpn::{self, win_size};
-use super::{mul_into, normalized, Divisor, IntRef};
 use super::try_zeroed_words;
+use super::{mul_into, normalized, Divisor, IntRef};
 use crate::tuning::POWM_REDC_MULLO_MIN_LIMBS;
 use crate::Result;
 use gmp_mpfr_sys::gmp;
@@ -321,7 +321,17 @@ mod tests {
     }
 
     fn limbs(rng: &mut Rng, n: usize, kind: u64) -> Vec<u64> {
-        (0..n).map(|i| if kind == 1 { u64::MAX } else if kind == 2 && i > 0 { 0 } else { rng.next() }).collect()
+        (0..n)
+            .map(|i| {
+                if kind == 1 {
+                    u64::MAX
+                } else if kind == 2 && i > 0 {
+                    0
+                } else {
+                    rng.next()
+                }
+            })
+            .collect()
     }
 
     /// Every reduction (REDC one limb at a time, REDC by products, quotients) and GMP's own path,
@@ -345,14 +355,16 @@ mod tests {
                         (true, false) => PowmReduction::RedcMullo,
                     };
                     assert_eq!(pm.reduction, want_reduction);
-                    let mut all = vec![(pm, "new"), (PowmModulus::with_reduction(&m, 3 * k, PowmReduction::Quotients).unwrap(), "quotients")];
+                    let mut all =
+                        vec![(pm, "new"), (PowmModulus::with_reduction(&m, 3 * k, PowmReduction::Quotients).unwrap(), "quotients")];
                     if odd && k < 200 {
                         all.push((PowmModulus::with_reduction(&m, 3 * k, PowmReduction::Redc1).unwrap(), "REDC_1"));
                     }
                     if odd {
                         all.push((PowmModulus::with_reduction(&m, 3 * k, PowmReduction::RedcMullo).unwrap(), "REDC by products"));
                     }
-                    let exps: Vec<Vec<u64>> = vec![vec![], vec![1], vec![2], vec![u64::MAX; 2], limbs(&mut rng, 1, 0), limbs(&mut rng, 3, 0), vec![0, 0, 1, 0]];
+                    let exps: Vec<Vec<u64>> =
+                        vec![vec![], vec![1], vec![2], vec![u64::MAX; 2], limbs(&mut rng, 1, 0), limbs(&mut rng, 3, 0), vec![0, 0, 1, 0]];
                     let bases: Vec<(bool, Vec<u64>)> = vec![
                         (false, vec![]),
                         (false, vec![1]),

@@ -14,7 +14,9 @@
 //! [`sum_shifted`], `mpn_lshift`, `mpn_mul_1`, exact division by `mpn_divrem_1`: nothing that
 //! takes GMP memory on the worker threads).
 use super::kronecker::same;
-use crate::int::{limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, try_zeroed_words, unpack_signed, IntRef, ZSlab};
+use crate::int::{
+    limbs_for_bits, max_bits, mul_mag, pack_signed, product_bits, sum_shifted, try_zeroed_words, unpack_signed, IntRef, ZSlab,
+};
 use crate::Result;
 use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
@@ -157,63 +159,81 @@ fn eval(z: &[Signed], pt: Point) -> Result<Vec<Signed>> {
             e.unsigned_abs() as u64 * (k - 1 - j) as u64
         }
     };
-    // Σ_j (−1)^(flip_odd·j)·Z_j·2^(s_j).
-    let sum = |e: i32, flip_odd: bool| -> Result<Signed> {
-        let shifted: Vec<(usize, Vec<u64>)> = z.iter().enumerate().map(|(j, (m, _))| shl(m, shift(e, j))).collect::<Result<_>>()?;
+    // Σ Z_j·2^(s_j) over the j of one parity (or all): shifts by whole limbs are offsets, only the
+    // bit shifts are copies.
+    let sum = |e: i32, parity: Option<usize>| -> Result<Signed> {
+        let js: Vec<usize> = (0..k).filter(|j| parity.is_none_or(|p| j % 2 == p)).collect();
+        let shifted: Vec<(usize, Option<Vec<u64>>)> = js.iter().map(|&j| shl(&z[j].0, shift(e, j))).collect::<Result<_>>()?;
         let terms: Vec<(usize, bool, &[u64])> =
-            shifted.iter().zip(z).enumerate().map(|(j, ((off, m), (_, neg)))| (*off, *neg != (flip_odd && j % 2 == 1), m.as_slice())).collect();
+            js.iter().zip(&shifted).map(|(&j, (off, v))| (*off, z[j].1, v.as_deref().unwrap_or(&z[j].0))).collect();
         sum_shifted(&terms)
     };
     Ok(match pt {
         Point::Zero => vec![z[0].clone()],
         Point::Infinity => vec![z[k - 1].clone()],
-        Point::Single(e) => vec![sum(e, false)?],
-        Point::Pair(e) => vec![sum(e, false)?, sum(e, true)?],
+        Point::Single(e) => vec![sum(e, None)?],
+        Point::Pair(e) => {
+            // X ± Y from the even and odd sums, each computed once.
+            let (x, y) = (sum(e, Some(0))?, sum(e, Some(1))?);
+            vec![sum_shifted(&[(0, x.1, &x.0), (0, y.1, &y.0)])?, sum_shifted(&[(0, x.1, &x.0), (0, !y.1, &y.0)])?]
+        }
     })
 }
 
-/// |x|·2^s as (limb offset ⌊s/64⌋, x shifted by s mod 64 bits).
-fn shl(x: &[u64], s: u64) -> Result<(usize, Vec<u64>)> {
+/// |x|·2^s as (limb offset ⌊s/64⌋, x shifted by s mod 64 bits, or None when that is 0: x itself).
+fn shl(x: &[u64], s: u64) -> Result<(usize, Option<Vec<u64>>)> {
     let (off, bits) = ((s / 64) as usize, (s % 64) as u32);
-    let mut v = try_zeroed_words(x.len() + 1)?;
     if bits == 0 || x.is_empty() {
-        v[..x.len()].copy_from_slice(x);
-    } else {
-        // SAFETY: v has x.len() + 1 limbs and does not overlap x; 0 < bits < 64.
-        v[x.len()] = unsafe { gmp::mpn_lshift(v.as_mut_ptr(), x.as_ptr(), x.len() as _, bits) };
+        return Ok((off, None));
     }
-    Ok((off, v))
+    let mut v = try_zeroed_words(x.len() + 1)?;
+    // SAFETY: v has x.len() + 1 limbs and does not overlap x; 0 < bits < 64.
+    v[x.len()] = unsafe { gmp::mpn_lshift(v.as_mut_ptr(), x.as_ptr(), x.len() as _, bits) };
+    Ok((off, Some(v)))
 }
 
-/// H_r = (Σ_j row_j·C_j) / d exactly, or None for a unit row (H_r is one of the C_j).
+/// H_r = (Σ_j row_j·C_j) / d exactly, or None for a unit row (H_r is one of the C_j). The sum is
+/// accumulated in place in two's complement (`mpn_addmul_1` / `mpn_submul_1`) over two limbs more
+/// than the longest C_j: every |row_j| ≤ 2^63 and there are at most 15 terms, so
+/// |sum| < 2^(64·len + 67) < 2^(64·(len + 2) − 1).
 fn interpolate_row(c: &[Signed], d: u64, row: &[i64]) -> Result<Option<Signed>> {
     if d == 1 && row.iter().filter(|&&x| x != 0).count() == 1 && row.contains(&1) {
         return Ok(None);
     }
-    let scaled: Vec<(Vec<u64>, bool)> = c
-        .iter()
-        .zip(row)
-        .filter(|(_, &w)| w != 0)
-        .map(|((m, neg), &w)| {
-            let mut v = try_zeroed_words(m.len() + 1)?;
-            if !m.is_empty() {
-                // SAFETY: v has m.len() + 1 limbs and does not overlap m.
-                v[m.len()] = unsafe { gmp::mpn_mul_1(v.as_mut_ptr(), m.as_ptr(), m.len() as _, w.unsigned_abs()) };
+    let n = c.iter().zip(row).filter(|(_, &w)| w != 0).map(|((m, _), _)| m.len()).max().unwrap_or(0) + 2;
+    let mut acc = try_zeroed_words(n)?;
+    for ((m, neg), &w) in c.iter().zip(row) {
+        if w == 0 || m.is_empty() {
+            continue;
+        }
+        let (len, rest) = (m.len(), n - m.len());
+        // SAFETY: acc has n > len limbs, no overlap with m; the carry or borrow goes into the
+        // remaining limbs modulo 2^(64n) (two's complement).
+        unsafe {
+            if *neg != (w < 0) {
+                let b = gmp::mpn_submul_1(acc.as_mut_ptr(), m.as_ptr(), len as _, w.unsigned_abs());
+                gmp::mpn_sub_1(acc[len..].as_mut_ptr(), acc[len..].as_ptr(), rest as _, b);
+            } else {
+                let c = gmp::mpn_addmul_1(acc.as_mut_ptr(), m.as_ptr(), len as _, w.unsigned_abs());
+                gmp::mpn_add_1(acc[len..].as_mut_ptr(), acc[len..].as_ptr(), rest as _, c);
             }
-            Ok((v, *neg != (w < 0)))
-        })
-        .collect::<Result<_>>()?;
-    let terms: Vec<(usize, bool, &[u64])> = scaled.iter().map(|(m, neg)| (0, *neg, m.as_slice())).collect();
-    let (mut mag, neg) = sum_shifted(&terms)?;
-    if d != 1 && !mag.is_empty() {
-        // SAFETY: in-place mpn_divrem_1 (identical areas are allowed), d ≠ 0.
-        let rem = unsafe { gmp::mpn_divrem_1(mag.as_mut_ptr(), 0, mag.as_ptr(), mag.len() as _, d) };
-        debug_assert_eq!(rem, 0, "inexact interpolation");
-        let len = crate::int::normalized(&mag).len();
-        mag.truncate(len);
+        }
     }
-    let neg = neg && !mag.is_empty();
-    Ok(Some((mag, neg)))
+    let neg = acc[n - 1] >> 63 == 1;
+    if neg {
+        crate::int::negate_in_place(&mut acc);
+    }
+    let len = crate::int::normalized(&acc).len();
+    acc.truncate(len);
+    if d != 1 && !acc.is_empty() {
+        // SAFETY: in-place mpn_divrem_1 (identical areas are allowed), d ≠ 0.
+        let rem = unsafe { gmp::mpn_divrem_1(acc.as_mut_ptr(), 0, acc.as_ptr(), acc.len() as _, d) };
+        debug_assert_eq!(rem, 0, "inexact interpolation");
+        let len = crate::int::normalized(&acc).len();
+        acc.truncate(len);
+    }
+    let neg = neg && !acc.is_empty();
+    Ok(Some((acc, neg)))
 }
 
 #[cfg(test)]
