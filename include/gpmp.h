@@ -15,6 +15,10 @@ typedef enum gpmp_status {
   GPMP_SUCCESS = 0,
   GPMP_FAILURE = 1,
   GPMP_INVALID_ARGUMENT = 2,
+  /*
+   Stopped by the interrupt handler or `gpmp_interrupt_all`; no output was written.
+   */
+  GPMP_INTERRUPTED = 3,
   GPMP_NO_CUDA_DEVICE = 256,
   GPMP_CUDA_ERROR = 258,
   GPMP_SIZE_TOO_LARGE = 514,
@@ -69,6 +73,16 @@ typedef struct gpmp_gfpf gpmp_gfpf;
  Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).
  */
 typedef struct gpmp_zvec gpmp_zvec;
+
+/*
+ An interrupt handler: returns nonzero when the running call should stop.
+ */
+typedef int (*gpmp_interrupt_fn)(void *data);
+
+/*
+ A progress handler: `fraction` of the running call's work is done, in \[0, 1\].
+ */
+typedef void (*gpmp_progress_fn)(void *data, double fraction);
 
 #ifdef __cplusplus
 extern "C" {
@@ -528,6 +542,27 @@ enum gpmp_status gpmp_set_backend(gpmp_backend b);
  The backend in use.
  */
 enum gpmp_backend gpmp_get_backend(void);
+
+/*
+ Installs this thread's interrupt handler (NULL removes it). While a call made on this thread
+ works, `fn(data)` is called on this thread every 20 ms or so; when it returns nonzero the call
+ stops within 100 ms and returns `GPMP_INTERRUPTED`, writing no output. For Ctrl-C in a CAS: the
+ handler reads the host's "interrupt pending" flag.
+ */
+void gpmp_set_interrupt_handler(gpmp_interrupt_fn f, void *data);
+
+/*
+ Installs this thread's progress handler (NULL removes it): while a call made on this thread
+ works, `fn(data, fraction)` is called on this thread about every `interval_s` seconds (at least
+ 0.01 s apart).
+ */
+void gpmp_set_progress_handler(gpmp_progress_fn f, void *data, double interval_s);
+
+/*
+ Stops every running call of every thread (each returns `GPMP_INTERRUPTED`); calls started
+ afterwards run normally. Async-signal-safe: it may be called from a signal handler.
+ */
+void gpmp_interrupt_all(void);
 
 /*
  A zvec of n zeros of up to `bits` bits each, or NULL (out of memory, too large; see

@@ -14,6 +14,8 @@ pub enum Error {
     NoCudaDevice(String),
     /// The CUDA driver or NVRTC reported an error.
     Cuda(String),
+    /// The call was stopped by the host's interrupt handler or `gpmp_interrupt_all`.
+    Interrupted(String),
     /// A bug: an invariant of gpmp failed (including a caught panic).
     Internal(String),
 }
@@ -30,6 +32,7 @@ impl Error {
             | Error::OutOfMemory(s)
             | Error::NoCudaDevice(s)
             | Error::Cuda(s)
+            | Error::Interrupted(s)
             | Error::Internal(s) => s,
         }
     }

@@ -1,7 +1,8 @@
 //! gpmp: parallel arbitrary-precision integer, prime-field and integer-polynomial arithmetic.
 //!
 //! **Layers** (bottom to top; docs/ARCHITECTURE.md has the map):
-//! 1. infrastructure: [`error`], [`runtime`] (thread pool, backend), [`tuning`] (every crossover),
+//! 1. infrastructure: [`error`], [`runtime`] (thread pool, backend), [`interrupt`] (stopping a call,
+//!    progress), [`tuning`] (every crossover),
 //!    and the GPU's shared parts `gpu::{device, compile, kernels, autotune}`;
 //! 2. core, CPU arithmetic: [`int`] (limb slices, batches), [`nmod`] (word-size prime fields, NTTs,
 //!    CRT), [`gfpf`] (generalized Fermat prime fields);
@@ -17,6 +18,7 @@ pub mod error;
 pub mod gfpf;
 pub mod gpu;
 pub mod int;
+pub mod interrupt;
 pub mod nmod;
 pub mod ops;
 pub mod runtime;

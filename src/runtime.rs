@@ -59,13 +59,21 @@ pub fn num_threads() -> usize {
     cell.pool.current_num_threads()
 }
 
-/// Runs `f` inside gpmp's pool (rayon calls in `f` use its threads).
+/// Runs `f` inside gpmp's pool (rayon calls in `f` use its threads) as part of the calling thread's
+/// call (`crate::interrupt`): `f` sees the call's stop flag, and the calling thread polls its
+/// interrupt and progress handlers while it waits.
 pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     let pool = {
         let cell = pool_cell().read().unwrap_or_else(|e| e.into_inner());
         Arc::clone(&cell.pool)
     };
-    pool.install(f)
+    if pool.current_thread_index().is_some() {
+        return pool.install(f);
+    }
+    crate::interrupt::call(|| {
+        let cur = crate::interrupt::current();
+        crate::interrupt::wait(|| pool.install(|| cur.enter(f)))
+    })
 }
 
 static BACKEND: AtomicU8 = AtomicU8::new(u8::MAX);

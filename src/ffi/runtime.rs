@@ -3,7 +3,7 @@ use super::gpmp_status;
 use super::status::{guard, guard_value, last_error_ptr};
 use crate::invalid;
 use crate::runtime::{self, Backend};
-use std::ffi::{c_char, c_int};
+use std::ffi::{c_char, c_int, c_void};
 
 /// Where the heavy work runs (`GPMP_BACKEND=auto|cpu|gpu` is the default).
 #[repr(C)]
@@ -36,6 +36,7 @@ pub extern "C" fn gpmp_strerror(status: gpmp_status) -> *const c_char {
         gpmp_status::GPMP_CUDA_ERROR => "CUDA error\0",
         gpmp_status::GPMP_SIZE_TOO_LARGE => "size too large\0",
         gpmp_status::GPMP_OUT_OF_MEMORY => "out of memory\0",
+        gpmp_status::GPMP_INTERRUPTED => "interrupted\0",
         gpmp_status::GPMP_INTERNAL_ERROR => "internal error\0",
     };
     s.as_ptr().cast()
@@ -89,4 +90,34 @@ pub extern "C" fn gpmp_get_backend() -> gpmp_backend {
         Backend::Cpu => gpmp_backend::GPMP_BACKEND_CPU,
         Backend::Gpu => gpmp_backend::GPMP_BACKEND_GPU,
     }
+}
+
+/// An interrupt handler: returns nonzero when the running call should stop.
+pub type gpmp_interrupt_fn = Option<unsafe extern "C" fn(data: *mut c_void) -> c_int>;
+/// A progress handler: `fraction` of the running call's work is done, in \[0, 1\].
+pub type gpmp_progress_fn = Option<unsafe extern "C" fn(data: *mut c_void, fraction: f64)>;
+
+/// Installs this thread's interrupt handler (NULL removes it). While a call made on this thread
+/// works, `fn(data)` is called on this thread every 20 ms or so; when it returns nonzero the call
+/// stops within 100 ms and returns `GPMP_INTERRUPTED`, writing no output. For Ctrl-C in a CAS: the
+/// handler reads the host's "interrupt pending" flag.
+#[no_mangle]
+pub extern "C" fn gpmp_set_interrupt_handler(f: gpmp_interrupt_fn, data: *mut c_void) {
+    crate::interrupt::set_interrupt_handler(f.map(|f| (f, data)));
+}
+
+/// Installs this thread's progress handler (NULL removes it): while a call made on this thread
+/// works, `fn(data, fraction)` is called on this thread about every `interval_s` seconds (at least
+/// 0.01 s apart).
+#[no_mangle]
+pub extern "C" fn gpmp_set_progress_handler(f: gpmp_progress_fn, data: *mut c_void, interval_s: f64) {
+    let s = if interval_s.is_finite() && interval_s > 0.0 { interval_s.min(1e6) } else { 0.0 };
+    crate::interrupt::set_progress_handler(f.map(|f| (f, data)), std::time::Duration::from_secs_f64(s));
+}
+
+/// Stops every running call of every thread (each returns `GPMP_INTERRUPTED`); calls started
+/// afterwards run normally. Async-signal-safe: it may be called from a signal handler.
+#[no_mangle]
+pub extern "C" fn gpmp_interrupt_all() {
+    crate::interrupt::interrupt_all();
 }

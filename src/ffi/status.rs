@@ -11,6 +11,8 @@ pub enum gpmp_status {
     GPMP_SUCCESS = 0x000,
     GPMP_FAILURE = 0x001,
     GPMP_INVALID_ARGUMENT = 0x002,
+    /// Stopped by the interrupt handler or `gpmp_interrupt_all`; no output was written.
+    GPMP_INTERRUPTED = 0x003,
     GPMP_NO_CUDA_DEVICE = 0x100,
     GPMP_CUDA_ERROR = 0x102,
     GPMP_SIZE_TOO_LARGE = 0x202,
@@ -26,6 +28,7 @@ impl gpmp_status {
             Error::OutOfMemory(_) => gpmp_status::GPMP_OUT_OF_MEMORY,
             Error::NoCudaDevice(_) => gpmp_status::GPMP_NO_CUDA_DEVICE,
             Error::Cuda(_) => gpmp_status::GPMP_CUDA_ERROR,
+            Error::Interrupted(_) => gpmp_status::GPMP_INTERRUPTED,
             Error::Internal(_) => gpmp_status::GPMP_INTERNAL_ERROR,
         }
     }
@@ -46,10 +49,10 @@ pub(crate) fn last_error_ptr() -> *const c_char {
     LAST_ERROR.with(|l| l.borrow().as_ptr())
 }
 
-/// Runs an export's body: `Ok` → `GPMP_SUCCESS`; `Err` → its status and detail; a panic →
-/// `GPMP_INTERNAL_ERROR` (no panic crosses the C boundary).
+/// Runs an export's body as one call (see `crate::interrupt`): `Ok` → `GPMP_SUCCESS`; `Err` → its
+/// status and detail; a panic → `GPMP_INTERNAL_ERROR` (no panic crosses the C boundary).
 pub(crate) fn guard(name: &str, f: impl FnOnce() -> Result<()>) -> gpmp_status {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    match catch_unwind(AssertUnwindSafe(|| crate::interrupt::call(f))) {
         Ok(Ok(())) => gpmp_status::GPMP_SUCCESS,
         Ok(Err(e)) => {
             set_last_error(&format!("{name}: {e}"));
