@@ -287,12 +287,23 @@ enum gpmp_status gpmp_set_cuda_device(int device);
 enum gpmp_status gpmp_gpu_warmup(void);
 
 /*
+ `gpmp_mpz_<op>_n` works on `mpz_t` arrays; its twin `gpmp_mpz_<op>_n_ptr` on arrays of pointers
+ (Julia's `Vector{BigInt}`, gmpy2 objects, PARI's and Maple's integers) with the same semantics:
+ the r\[i\] must be distinct and may point to the inputs. Both go through [`elementwise`].
  r\[i\] = a\[i\] + b\[i\] for i < n (arrays of initialised `mpz_t`; r may be a or b).
 
  # Safety
  r, a, b point to n initialised `mpz_t` each (may be NULL when n = 0).
  */
 enum gpmp_status gpmp_mpz_add_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
+
+/*
+ `gpmp_mpz_add_n` over arrays of pointers.
+
+ # Safety
+ r, a, b point to n pointers each, to initialised `mpz_t` (the r\[i\] distinct).
+ */
+enum gpmp_status gpmp_mpz_add_n_ptr(mpz_ptr *r, const mpz_srcptr *a, const mpz_srcptr *b, size_t n);
 
 /*
  r\[i\] = a\[i\] − b\[i\].
@@ -303,6 +314,14 @@ enum gpmp_status gpmp_mpz_add_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t
 enum gpmp_status gpmp_mpz_sub_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
 
 /*
+ `gpmp_mpz_sub_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_add_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_sub_n_ptr(mpz_ptr *r, const mpz_srcptr *a, const mpz_srcptr *b, size_t n);
+
+/*
  r\[i\] = a\[i\]·b\[i\].
 
  # Safety
@@ -311,12 +330,31 @@ enum gpmp_status gpmp_mpz_sub_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t
 enum gpmp_status gpmp_mpz_mul_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
 
 /*
+ `gpmp_mpz_mul_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_add_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_mul_n_ptr(mpz_ptr *r, const mpz_srcptr *a, const mpz_srcptr *b, size_t n);
+
+/*
  r\[i\] += a\[i\]·b\[i\].
 
  # Safety
  As `gpmp_mpz_add_n`.
  */
 enum gpmp_status gpmp_mpz_addmul_n(mpz_t *r, const mpz_t *a, const mpz_t *b, size_t n);
+
+/*
+ `gpmp_mpz_addmul_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_add_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_addmul_n_ptr(mpz_ptr *r,
+                                       const mpz_srcptr *a,
+                                       const mpz_srcptr *b,
+                                       size_t n);
 
 /*
  r\[i\] = (a\[i\] + b\[i\]) mod m ∈ \[0, m), m > 1 (else `GPMP_INVALID_ARGUMENT`).
@@ -331,6 +369,18 @@ enum gpmp_status gpmp_mpz_addmod_n(mpz_t *r,
                                    size_t n);
 
 /*
+ `gpmp_mpz_addmod_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_add_n_ptr`; m points to an initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_mpz_addmod_n_ptr(mpz_ptr *r,
+                                       const mpz_srcptr *a,
+                                       const mpz_srcptr *b,
+                                       mpz_srcptr m,
+                                       size_t n);
+
+/*
  r\[i\] = (a\[i\] − b\[i\]) mod m ∈ \[0, m).
 
  # Safety
@@ -341,6 +391,18 @@ enum gpmp_status gpmp_mpz_submod_n(mpz_t *r,
                                    const mpz_t *b,
                                    mpz_srcptr m,
                                    size_t n);
+
+/*
+ `gpmp_mpz_submod_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_addmod_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_submod_n_ptr(mpz_ptr *r,
+                                       const mpz_srcptr *a,
+                                       const mpz_srcptr *b,
+                                       mpz_srcptr m,
+                                       size_t n);
 
 /*
  r\[i\] = a\[i\]·b\[i\] mod m ∈ \[0, m).
@@ -355,6 +417,18 @@ enum gpmp_status gpmp_mpz_mulmod_n(mpz_t *r,
                                    size_t n);
 
 /*
+ `gpmp_mpz_mulmod_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_addmod_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_mulmod_n_ptr(mpz_ptr *r,
+                                       const mpz_srcptr *a,
+                                       const mpz_srcptr *b,
+                                       mpz_srcptr m,
+                                       size_t n);
+
+/*
  r\[i\] = base\[i\]^exp\[i\] mod m ∈ \[0, m); every exp\[i\] ≥ 0 (else `GPMP_INVALID_ARGUMENT`).
 
  # Safety
@@ -365,6 +439,18 @@ enum gpmp_status gpmp_mpz_powm_n(mpz_t *r,
                                  const mpz_t *exp,
                                  mpz_srcptr m,
                                  size_t n);
+
+/*
+ `gpmp_mpz_powm_n` over arrays of pointers.
+
+ # Safety
+ As `gpmp_mpz_addmod_n_ptr`.
+ */
+enum gpmp_status gpmp_mpz_powm_n_ptr(mpz_ptr *r,
+                                     const mpz_srcptr *base,
+                                     const mpz_srcptr *exp,
+                                     mpz_srcptr m,
+                                     size_t n);
 
 /*
  r = a·b (GMP below its crossover, a multi-threaded NTT product above, or the GPU product where
@@ -507,6 +593,27 @@ enum gpmp_status gpmp_poly_mul_ptr(mpz_ptr *h,
                                    size_t flen,
                                    const mpz_srcptr *g,
                                    size_t glen);
+
+/*
+ `gpmp_poly_mul_alg` over arrays of pointers (as `gpmp_poly_mul_ptr`).
+
+ # Safety
+ As `gpmp_poly_mul_ptr`.
+ */
+enum gpmp_status gpmp_poly_mul_alg_ptr(mpz_ptr *h,
+                                       const mpz_srcptr *f,
+                                       size_t flen,
+                                       const mpz_srcptr *g,
+                                       size_t glen,
+                                       gpmp_mul_alg alg);
+
+/*
+ `gpmp_poly_sqr` over arrays of pointers (as `gpmp_poly_mul_ptr`).
+
+ # Safety
+ As `gpmp_poly_mul_ptr`.
+ */
+enum gpmp_status gpmp_poly_sqr_ptr(mpz_ptr *h, const mpz_srcptr *f, size_t flen);
 
 /*
  The library version, e.g. "0.1.0".

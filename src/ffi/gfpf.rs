@@ -4,7 +4,7 @@
 //! are copied before any output is written, so outputs may alias inputs.
 #![allow(non_snake_case)] // the parameter names of the C API (F, N)
 use super::gpmp_status;
-use super::mpz::{check_slots, mpz_ptr, mpz_t, views_of_array, write_slab, SendPtr};
+use super::mpz::{check_slots, mpz_ptr, mpz_srcptr, mpz_t, write_slab, MpzIn, MpzOut};
 use super::status::{guard, guard_value};
 use crate::gfpf::Gfpf;
 use crate::int::{try_zeroed, ZSlab};
@@ -167,17 +167,13 @@ pub unsafe extern "C" fn gpmp_gfpf_prime(F: *const gpmp_gfpf, p: mpz_ptr) {
     }
 }
 
-/// x ← the n integers a\[i\] reduced mod p (any sign), as canonical digit vectors.
-///
-/// # Safety
-/// x holds n·k words; a holds n initialised mpz_t.
-#[no_mangle]
-pub unsafe extern "C" fn gpmp_gfpf_from_mpz(F: *const gpmp_gfpf, x: *mut u64, a: *const mpz_t, n: usize, layout: RawLayout) -> gpmp_status {
-    guard("gpmp_gfpf_from_mpz", || {
+/// The body of `gpmp_gfpf_from_mpz` and its `_ptr` twin.
+unsafe fn from_mpz(name: &str, F: *const gpmp_gfpf, x: *mut u64, a: MpzIn, n: usize, layout: RawLayout) -> gpmp_status {
+    guard(name, || {
         let (f, lay) = (field(F)?, parse_layout(layout)?);
         let k = f.k();
         check_out(x, n, k, "x")?;
-        let a = views_of_array(a, n, "a")?;
+        let a = a.views(n, "a")?;
         let mut v = try_zeroed(words(n, k)?)?;
         runtime::install(|| {
             v.par_chunks_mut(k).zip(a.par_iter()).with_min_len(64).for_each(|(e, z)| f.from_limbs(e, z.neg, z.mag));
@@ -187,24 +183,12 @@ pub unsafe extern "C" fn gpmp_gfpf_from_mpz(F: *const gpmp_gfpf, x: *mut u64, a:
     })
 }
 
-/// a\[i\] ← the value in [0, p) of element i of x (canonical digit vectors, else
-/// `GPMP_INVALID_ARGUMENT` and a untouched).
-///
-/// # Safety
-/// a holds n initialised mpz_t; x holds n·k words.
-#[no_mangle]
-pub unsafe extern "C" fn gpmp_gfpf_to_mpz(F: *const gpmp_gfpf, a: *mut mpz_t, x: *const u64, n: usize, layout: RawLayout) -> gpmp_status {
-    guard("gpmp_gfpf_to_mpz", || {
+/// The body of `gpmp_gfpf_to_mpz` and its `_ptr` twin.
+unsafe fn to_mpz(name: &str, F: *const gpmp_gfpf, a: MpzOut, x: *const u64, n: usize, layout: RawLayout) -> gpmp_status {
+    guard(name, || {
         let (f, lay) = (field(F)?, parse_layout(layout)?);
         let v = read(f, x, n, lay, "x")?;
-        let a = SendPtr(a);
-        let slots = move |i: usize| {
-            if a.get().is_null() {
-                std::ptr::null_mut()
-            } else {
-                a.get().add(i)
-            }
-        };
+        let slots = a.slots();
         check_slots(n, "a", &slots)?;
         let (k, pl) = (f.k(), f.prime().len());
         let mut h = ZSlab::zeros(n, pl)?;
@@ -214,6 +198,55 @@ pub unsafe extern "C" fn gpmp_gfpf_to_mpz(F: *const gpmp_gfpf, a: *mut mpz_t, x:
         }
         runtime::install(|| write_slab(&h, slots))
     })
+}
+
+/// x ← the n integers a\[i\] reduced mod p (any sign), as canonical digit vectors.
+///
+/// # Safety
+/// x holds n·k words; a holds n initialised mpz_t.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_gfpf_from_mpz(F: *const gpmp_gfpf, x: *mut u64, a: *const mpz_t, n: usize, layout: RawLayout) -> gpmp_status {
+    from_mpz("gpmp_gfpf_from_mpz", F, x, MpzIn::Array(a), n, layout)
+}
+
+/// `gpmp_gfpf_from_mpz` from an array of pointers.
+///
+/// # Safety
+/// x holds n·k words; a holds n pointers to initialised mpz_t.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_gfpf_from_mpz_ptr(
+    F: *const gpmp_gfpf,
+    x: *mut u64,
+    a: *const mpz_srcptr,
+    n: usize,
+    layout: RawLayout,
+) -> gpmp_status {
+    from_mpz("gpmp_gfpf_from_mpz_ptr", F, x, MpzIn::Ptrs(a), n, layout)
+}
+
+/// a\[i\] ← the value in [0, p) of element i of x (canonical digit vectors, else
+/// `GPMP_INVALID_ARGUMENT` and a untouched).
+///
+/// # Safety
+/// a holds n initialised mpz_t; x holds n·k words.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_gfpf_to_mpz(F: *const gpmp_gfpf, a: *mut mpz_t, x: *const u64, n: usize, layout: RawLayout) -> gpmp_status {
+    to_mpz("gpmp_gfpf_to_mpz", F, MpzOut::Array(a), x, n, layout)
+}
+
+/// `gpmp_gfpf_to_mpz` into an array of pointers (the a\[i\] distinct).
+///
+/// # Safety
+/// a holds n pointers to initialised mpz_t; x holds n·k words.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_gfpf_to_mpz_ptr(
+    F: *const gpmp_gfpf,
+    a: *mut mpz_ptr,
+    x: *const u64,
+    n: usize,
+    layout: RawLayout,
+) -> gpmp_status {
+    to_mpz("gpmp_gfpf_to_mpz_ptr", F, MpzOut::Ptrs(a), x, n, layout)
 }
 
 /// z ← op(x, y) elementwise for n elements.

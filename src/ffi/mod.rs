@@ -15,4 +15,7 @@ pub mod runtime;
 pub mod status;
 pub mod zvec;
 
+#[cfg(test)]
+mod tests;
+
 pub use status::gpmp_status;

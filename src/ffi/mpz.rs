@@ -43,56 +43,166 @@ pub(crate) unsafe fn view<'a>(z: *const mpz_t) -> IntRef<'a> {
     IntRef { neg: z.size < 0, mag: std::slice::from_raw_parts(z.d.as_ptr(), n) }
 }
 
+/// An input array of `mpz_t` as C passes it: contiguous (`const mpz_t *`, one GMP array) or of
+/// pointers (`const mpz_srcptr *`: Julia's `Vector{BigInt}`, gmpy2 objects, PARI's and Maple's
+/// integers). Every export that reads an `mpz_t` array takes one of these, so that it and its
+/// `_ptr` twin are the same code.
+#[derive(Clone, Copy)]
+pub(crate) enum MpzIn {
+    Array(*const mpz_t),
+    Ptrs(*const mpz_srcptr),
+}
+
+impl MpzIn {
+    fn is_null(self) -> bool {
+        match self {
+            MpzIn::Array(p) => p.is_null(),
+            MpzIn::Ptrs(p) => p.is_null(),
+        }
+    }
+
+    /// Element i (NULL if a pointer array holds NULL there).
+    ///
+    /// # Safety
+    /// The array is non-NULL with more than i entries.
+    unsafe fn at(self, i: usize) -> *const mpz_t {
+        match self {
+            MpzIn::Array(p) => p.add(i),
+            MpzIn::Ptrs(p) => *p.add(i),
+        }
+    }
+
+    /// Views of the `len` elements (see [`views_and_bits`]).
+    ///
+    /// # Safety
+    /// As [`views_and_bits`].
+    pub(crate) unsafe fn views<'a>(self, len: usize, what: &str) -> Result<Vec<IntRef<'a>>> {
+        views_and_bits(self, len, what).map(|(v, _)| v)
+    }
+}
+
+/// An output array of `mpz_t`: contiguous (`mpz_t *`) or of pointers (`mpz_ptr *`, whose entries
+/// must be distinct; they may point to inputs).
+#[derive(Clone, Copy)]
+pub(crate) enum MpzOut {
+    Array(*mut mpz_t),
+    Ptrs(*mut mpz_ptr),
+}
+
+impl MpzOut {
+    /// Slot i of the array (NULL slots when the array is NULL, for [`check_slots`]).
+    pub(crate) fn slots(self) -> impl Fn(usize) -> *mut mpz_t + Sync + Copy {
+        let (p, ptrs) = match self {
+            MpzOut::Array(p) => (SendPtr(p), false),
+            MpzOut::Ptrs(p) => (SendPtr(p.cast::<mpz_t>()), true),
+        };
+        move |i| {
+            if p.get().is_null() {
+                std::ptr::null_mut()
+            } else if ptrs {
+                // SAFETY: a pointer array of at least i + 1 entries (the callers' contract).
+                unsafe { *p.get().cast::<mpz_ptr>().add(i) }
+            } else {
+                // SAFETY: an array of at least i + 1 elements.
+                unsafe { p.get().add(i) }
+            }
+        }
+    }
+
+    /// The same array read as an input (for r += ... calls).
+    pub(crate) fn as_input(self) -> MpzIn {
+        match self {
+            MpzOut::Array(p) => MpzIn::Array(p),
+            MpzOut::Ptrs(p) => MpzIn::Ptrs(p as *const mpz_srcptr),
+        }
+    }
+}
+
 /// Views of `len` consecutive `mpz_t` (an `mpz_t *` array). NULL is allowed only with len 0.
 ///
 /// # Safety
 /// `p` points to `len` initialised `mpz_t` (see [`view`]).
 pub(crate) unsafe fn views_of_array<'a>(p: *const mpz_t, len: usize, what: &str) -> Result<Vec<IntRef<'a>>> {
-    views_and_bits(p, len, what).map(|(v, _)| v)
+    MpzIn::Array(p).views(len, what)
 }
 
-/// [`views_of_array`] and the largest bit size among them (found in the same pass).
+/// Views of the `len` elements of `a` and the largest bit size among them (found in the same pass;
+/// long arrays in gpmp's pool, into pooled vectors). NULL arrays are allowed only with len 0; a
+/// pointer array may not hold NULL.
 ///
 /// # Safety
-/// As [`views_of_array`].
-pub(crate) unsafe fn views_and_bits<'a>(p: *const mpz_t, len: usize, what: &str) -> Result<(Vec<IntRef<'a>>, u64)> {
+/// `a` has `len` elements, each an initialised `mpz_t` (see [`view`]).
+pub(crate) unsafe fn views_and_bits<'a>(a: MpzIn, len: usize, what: &str) -> Result<(Vec<IntRef<'a>>, u64)> {
     if len == 0 {
         return Ok((Vec::new(), 0));
     }
-    if p.is_null() {
+    if a.is_null() {
         return invalid!("{what} is NULL but its length is {len}");
     }
     check_len(len, what)?;
+    let get = |i: usize| {
+        let z = a.at(i);
+        if z.is_null() {
+            return invalid!("{what}[{i}] is NULL");
+        }
+        Ok(view(z))
+    };
     if len < PARALLEL_LEN {
-        let v: Vec<IntRef> = (0..len).map(|i| view(p.add(i))).collect();
+        let v = (0..len).map(get).collect::<Result<Vec<IntRef>>>()?;
         let bits = crate::int::max_bits(&v);
         return Ok((v, bits));
     }
-    let base = SendPtr(p as *mut mpz_t);
     let mut v: Vec<IntRef<'a>> = pooled_views();
     v.try_reserve_exact(len).map_err(|_| Error::OutOfMemory(format!("{what}: views of {len} elements")))?;
     const GRAIN: usize = 1 << 12;
     let spare = &mut v.spare_capacity_mut()[..len];
+    let a = SendIn(a);
     let bits = crate::runtime::install(|| {
         spare
             .par_chunks_mut(GRAIN)
             .enumerate()
-            .map(|(c, chunk)| {
-                let mut bits = 0;
-                for (j, slot) in chunk.iter_mut().enumerate() {
-                    // SAFETY: as above; the workers only read distinct elements.
-                    let x = unsafe { view(base.get().add(c * GRAIN + j)) };
-                    bits = bits.max(x.bits());
-                    slot.write(x);
-                }
-                bits
-            })
-            .max()
-            .unwrap_or(0)
+            .try_fold(
+                || 0u64,
+                |bits, (c, chunk)| {
+                    let mut bits = bits;
+                    for (j, slot) in chunk.iter_mut().enumerate() {
+                        let i = c * GRAIN + j;
+                        // SAFETY: as above; the workers only read distinct elements.
+                        let z = unsafe { a.get().at(i) };
+                        if z.is_null() {
+                            return invalid!("{what}[{i}] is NULL");
+                        }
+                        let x = unsafe { view(z) };
+                        bits = bits.max(x.bits());
+                        slot.write(x);
+                    }
+                    Ok(bits)
+                },
+            )
+            .try_reduce(|| 0, |x, y| Ok(x.max(y)))
     });
+    let bits = match bits {
+        Ok(b) => b,
+        Err(e) => {
+            recycle_views(v);
+            return Err(e);
+        }
+    };
     // SAFETY: the first len slots were all written above.
     v.set_len(len);
     Ok((v, bits))
+}
+
+/// [`MpzIn`] crossing to gpmp's workers (which only read distinct elements).
+#[derive(Clone, Copy)]
+struct SendIn(MpzIn);
+// SAFETY: read-only access to distinct elements.
+unsafe impl Send for SendIn {}
+unsafe impl Sync for SendIn {}
+impl SendIn {
+    fn get(self) -> MpzIn {
+        self.0
+    }
 }
 
 /// Empty view vectors kept for reuse, at most [`POOL_SLOTS`] of [`PARALLEL_LEN`] to
@@ -128,30 +238,6 @@ pub(crate) fn recycle_views(v: Vec<IntRef>) {
 /// serial pass costs milliseconds per million elements: the GPU product's whole budget).
 const PARALLEL_LEN: usize = 1 << 15;
 
-/// Views of `len` `mpz_t` given by pointers (an `mpz_srcptr *` array).
-///
-/// # Safety
-/// `p` points to `len` pointers, each to an initialised `mpz_t` (see [`view`]).
-pub(crate) unsafe fn views_of_ptrs<'a>(p: *const mpz_srcptr, len: usize, what: &str) -> Result<Vec<IntRef<'a>>> {
-    if len == 0 {
-        return Ok(Vec::new());
-    }
-    if p.is_null() {
-        return invalid!("{what} is NULL but its length is {len}");
-    }
-    check_len(len, what)?;
-    (0..len)
-        .map(|i| {
-            let z = *p.add(i);
-            if z.is_null() {
-                invalid!("{what}[{i}] is NULL")
-            } else {
-                Ok(view(z))
-            }
-        })
-        .collect()
-}
-
 fn check_len(len: usize, what: &str) -> Result<()> {
     if len > isize::MAX as usize / std::mem::size_of::<mpz_t>() {
         return Err(Error::SizeTooLarge(format!("{what}: length {len} is too large")));
@@ -160,9 +246,8 @@ fn check_len(len: usize, what: &str) -> Result<()> {
 }
 
 /// The slots of an `mpz_t *` array (NULL slots when the array is NULL, for [`check_slots`]).
-pub(crate) fn array_slots(h: *mut mpz_t) -> impl Fn(usize) -> *mut mpz_t + Sync {
-    let h = SendPtr(h);
-    move |i| if h.get().is_null() { std::ptr::null_mut() } else { unsafe { h.get().add(i) } }
+pub(crate) fn array_slots(h: *mut mpz_t) -> impl Fn(usize) -> *mut mpz_t + Sync + Copy {
+    MpzOut::Array(h).slots()
 }
 
 /// Checks that the `len` output slots of `out` (given by `slot`) are non-NULL.

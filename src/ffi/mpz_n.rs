@@ -1,7 +1,7 @@
 //! `gpmp_mpz_*_n` (element-wise over `mpz_t` arrays, plain and modulo one shared m > 1) and
 //! `gpmp_mpz_mul` / `gpmp_mpz_sqr` (one big product by `ops::int::mul_mag_start`).
 use super::gpmp_status;
-use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, view, views_of_array, write_ints, write_list};
+use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, view, write_ints, write_list, MpzIn, MpzOut};
 use super::status::guard;
 use crate::int::{batch, IntRef, ZList};
 use crate::ops::int::{mul_mag_start, mulmod_n, powm_n, MagProduct};
@@ -20,17 +20,17 @@ pub(crate) unsafe fn view_arg<'a>(z: *const mpz_t, what: &str) -> Result<IntRef<
 }
 
 /// r\[i\] = op(inputs)\[i\] for the `n` slots of r; nothing is written unless everything succeeded.
-/// The inputs are `mpz_t *` arrays of n elements (r may be one of them).
+/// The inputs are arrays of n elements (r may be one of them, or point to their elements).
 unsafe fn elementwise(
     name: &str,
-    r: *mut mpz_t,
-    inputs: &[(*const mpz_t, &str)],
+    r: MpzOut,
+    inputs: &[(MpzIn, &str)],
     n: usize,
     op: impl FnOnce(&[Vec<IntRef>]) -> Result<ZList> + Send,
 ) -> gpmp_status {
     guard(name, || {
-        let views = inputs.iter().map(|&(p, what)| views_of_array(p, n, what)).collect::<Result<Vec<_>>>()?;
-        let out = array_slots(r);
+        let views = inputs.iter().map(|&(p, what)| p.views(n, what)).collect::<Result<Vec<_>>>()?;
+        let out = r.slots();
         check_slots(n, "r", &out)?;
         let h = runtime::install(|| op(&views))?;
         drop(views); // they may alias r
@@ -38,13 +38,26 @@ unsafe fn elementwise(
     })
 }
 
+// `gpmp_mpz_<op>_n` works on `mpz_t` arrays; its twin `gpmp_mpz_<op>_n_ptr` on arrays of pointers
+// (Julia's `Vector{BigInt}`, gmpy2 objects, PARI's and Maple's integers) with the same semantics:
+// the r[i] must be distinct and may point to the inputs. Both go through `elementwise`.
+
 /// r\[i\] = a\[i\] + b\[i\] for i < n (arrays of initialised `mpz_t`; r may be a or b).
 ///
 /// # Safety
 /// r, a, b point to n initialised `mpz_t` each (may be NULL when n = 0).
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_add_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, n: usize) -> gpmp_status {
-    elementwise("gpmp_mpz_add_n", r, &[(a, "a"), (b, "b")], n, |v| batch::add(&v[0], &v[1]))
+    elementwise("gpmp_mpz_add_n", MpzOut::Array(r), &[(MpzIn::Array(a), "a"), (MpzIn::Array(b), "b")], n, |v| batch::add(&v[0], &v[1]))
+}
+
+/// `gpmp_mpz_add_n` over arrays of pointers.
+///
+/// # Safety
+/// r, a, b point to n pointers each, to initialised `mpz_t` (the r\[i\] distinct).
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_mpz_add_n_ptr(r: *mut mpz_ptr, a: *const mpz_srcptr, b: *const mpz_srcptr, n: usize) -> gpmp_status {
+    elementwise("gpmp_mpz_add_n_ptr", MpzOut::Ptrs(r), &[(MpzIn::Ptrs(a), "a"), (MpzIn::Ptrs(b), "b")], n, |v| batch::add(&v[0], &v[1]))
 }
 
 /// r\[i\] = a\[i\] − b\[i\].
@@ -53,7 +66,16 @@ pub unsafe extern "C" fn gpmp_mpz_add_n(r: *mut mpz_t, a: *const mpz_t, b: *cons
 /// As `gpmp_mpz_add_n`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_sub_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, n: usize) -> gpmp_status {
-    elementwise("gpmp_mpz_sub_n", r, &[(a, "a"), (b, "b")], n, |v| batch::sub(&v[0], &v[1]))
+    elementwise("gpmp_mpz_sub_n", MpzOut::Array(r), &[(MpzIn::Array(a), "a"), (MpzIn::Array(b), "b")], n, |v| batch::sub(&v[0], &v[1]))
+}
+
+/// `gpmp_mpz_sub_n` over arrays of pointers.
+///
+/// # Safety
+/// As `gpmp_mpz_add_n_ptr`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_mpz_sub_n_ptr(r: *mut mpz_ptr, a: *const mpz_srcptr, b: *const mpz_srcptr, n: usize) -> gpmp_status {
+    elementwise("gpmp_mpz_sub_n_ptr", MpzOut::Ptrs(r), &[(MpzIn::Ptrs(a), "a"), (MpzIn::Ptrs(b), "b")], n, |v| batch::sub(&v[0], &v[1]))
 }
 
 /// r\[i\] = a\[i\]·b\[i\].
@@ -62,7 +84,21 @@ pub unsafe extern "C" fn gpmp_mpz_sub_n(r: *mut mpz_t, a: *const mpz_t, b: *cons
 /// As `gpmp_mpz_add_n`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_mul_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, n: usize) -> gpmp_status {
-    elementwise("gpmp_mpz_mul_n", r, &[(a, "a"), (b, "b")], n, |v| batch::mul(&v[0], &v[1]))
+    elementwise("gpmp_mpz_mul_n", MpzOut::Array(r), &[(MpzIn::Array(a), "a"), (MpzIn::Array(b), "b")], n, |v| batch::mul(&v[0], &v[1]))
+}
+
+/// `gpmp_mpz_mul_n` over arrays of pointers.
+///
+/// # Safety
+/// As `gpmp_mpz_add_n_ptr`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_mpz_mul_n_ptr(r: *mut mpz_ptr, a: *const mpz_srcptr, b: *const mpz_srcptr, n: usize) -> gpmp_status {
+    elementwise("gpmp_mpz_mul_n_ptr", MpzOut::Ptrs(r), &[(MpzIn::Ptrs(a), "a"), (MpzIn::Ptrs(b), "b")], n, |v| batch::mul(&v[0], &v[1]))
+}
+
+/// The body of `gpmp_mpz_addmul_n` and its twin (r is read too).
+unsafe fn addmul_n(name: &str, r: MpzOut, a: MpzIn, b: MpzIn, n: usize) -> gpmp_status {
+    elementwise(name, r, &[(r.as_input(), "r"), (a, "a"), (b, "b")], n, |v| batch::addmul(&v[0], &v[1], &v[2]))
 }
 
 /// r\[i\] += a\[i\]·b\[i\].
@@ -71,7 +107,16 @@ pub unsafe extern "C" fn gpmp_mpz_mul_n(r: *mut mpz_t, a: *const mpz_t, b: *cons
 /// As `gpmp_mpz_add_n`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_addmul_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, n: usize) -> gpmp_status {
-    elementwise("gpmp_mpz_addmul_n", r, &[(r, "r"), (a, "a"), (b, "b")], n, |v| batch::addmul(&v[0], &v[1], &v[2]))
+    addmul_n("gpmp_mpz_addmul_n", MpzOut::Array(r), MpzIn::Array(a), MpzIn::Array(b), n)
+}
+
+/// `gpmp_mpz_addmul_n` over arrays of pointers.
+///
+/// # Safety
+/// As `gpmp_mpz_add_n_ptr`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_mpz_addmul_n_ptr(r: *mut mpz_ptr, a: *const mpz_srcptr, b: *const mpz_srcptr, n: usize) -> gpmp_status {
+    addmul_n("gpmp_mpz_addmul_n_ptr", MpzOut::Ptrs(r), MpzIn::Ptrs(a), MpzIn::Ptrs(b), n)
 }
 
 /// r\[i\] = (a\[i\] + b\[i\]) mod m ∈ \[0, m), m > 1 (else `GPMP_INVALID_ARGUMENT`).
@@ -80,8 +125,28 @@ pub unsafe extern "C" fn gpmp_mpz_addmul_n(r: *mut mpz_t, a: *const mpz_t, b: *c
 /// As `gpmp_mpz_add_n`; m points to an initialised `mpz_t`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_addmod_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, m: mpz_srcptr, n: usize) -> gpmp_status {
-    let mv = view_arg(m, "m");
-    elementwise("gpmp_mpz_addmod_n", r, &[(a, "a"), (b, "b")], n, |v| batch::addmod(&v[0], &v[1], mv?))
+    let m = view_arg(m, "m");
+    elementwise("gpmp_mpz_addmod_n", MpzOut::Array(r), &[(MpzIn::Array(a), "a"), (MpzIn::Array(b), "b")], n, |v| {
+        batch::addmod(&v[0], &v[1], m?)
+    })
+}
+
+/// `gpmp_mpz_addmod_n` over arrays of pointers.
+///
+/// # Safety
+/// As `gpmp_mpz_add_n_ptr`; m points to an initialised `mpz_t`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_mpz_addmod_n_ptr(
+    r: *mut mpz_ptr,
+    a: *const mpz_srcptr,
+    b: *const mpz_srcptr,
+    m: mpz_srcptr,
+    n: usize,
+) -> gpmp_status {
+    let m = view_arg(m, "m");
+    elementwise("gpmp_mpz_addmod_n_ptr", MpzOut::Ptrs(r), &[(MpzIn::Ptrs(a), "a"), (MpzIn::Ptrs(b), "b")], n, |v| {
+        batch::addmod(&v[0], &v[1], m?)
+    })
 }
 
 /// r\[i\] = (a\[i\] − b\[i\]) mod m ∈ \[0, m).
@@ -90,8 +155,28 @@ pub unsafe extern "C" fn gpmp_mpz_addmod_n(r: *mut mpz_t, a: *const mpz_t, b: *c
 /// As `gpmp_mpz_addmod_n`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_submod_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, m: mpz_srcptr, n: usize) -> gpmp_status {
-    let mv = view_arg(m, "m");
-    elementwise("gpmp_mpz_submod_n", r, &[(a, "a"), (b, "b")], n, |v| batch::submod(&v[0], &v[1], mv?))
+    let m = view_arg(m, "m");
+    elementwise("gpmp_mpz_submod_n", MpzOut::Array(r), &[(MpzIn::Array(a), "a"), (MpzIn::Array(b), "b")], n, |v| {
+        batch::submod(&v[0], &v[1], m?)
+    })
+}
+
+/// `gpmp_mpz_submod_n` over arrays of pointers.
+///
+/// # Safety
+/// As `gpmp_mpz_addmod_n_ptr`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_mpz_submod_n_ptr(
+    r: *mut mpz_ptr,
+    a: *const mpz_srcptr,
+    b: *const mpz_srcptr,
+    m: mpz_srcptr,
+    n: usize,
+) -> gpmp_status {
+    let m = view_arg(m, "m");
+    elementwise("gpmp_mpz_submod_n_ptr", MpzOut::Ptrs(r), &[(MpzIn::Ptrs(a), "a"), (MpzIn::Ptrs(b), "b")], n, |v| {
+        batch::submod(&v[0], &v[1], m?)
+    })
 }
 
 /// r\[i\] = a\[i\]·b\[i\] mod m ∈ \[0, m).
@@ -100,8 +185,26 @@ pub unsafe extern "C" fn gpmp_mpz_submod_n(r: *mut mpz_t, a: *const mpz_t, b: *c
 /// As `gpmp_mpz_addmod_n`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_mulmod_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, m: mpz_srcptr, n: usize) -> gpmp_status {
-    let mv = view_arg(m, "m");
-    elementwise("gpmp_mpz_mulmod_n", r, &[(a, "a"), (b, "b")], n, |v| mulmod_n(&v[0], &v[1], mv?))
+    let m = view_arg(m, "m");
+    elementwise("gpmp_mpz_mulmod_n", MpzOut::Array(r), &[(MpzIn::Array(a), "a"), (MpzIn::Array(b), "b")], n, |v| mulmod_n(&v[0], &v[1], m?))
+}
+
+/// `gpmp_mpz_mulmod_n` over arrays of pointers.
+///
+/// # Safety
+/// As `gpmp_mpz_addmod_n_ptr`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_mpz_mulmod_n_ptr(
+    r: *mut mpz_ptr,
+    a: *const mpz_srcptr,
+    b: *const mpz_srcptr,
+    m: mpz_srcptr,
+    n: usize,
+) -> gpmp_status {
+    let m = view_arg(m, "m");
+    elementwise("gpmp_mpz_mulmod_n_ptr", MpzOut::Ptrs(r), &[(MpzIn::Ptrs(a), "a"), (MpzIn::Ptrs(b), "b")], n, |v| {
+        mulmod_n(&v[0], &v[1], m?)
+    })
 }
 
 /// r\[i\] = base\[i\]^exp\[i\] mod m ∈ \[0, m); every exp\[i\] ≥ 0 (else `GPMP_INVALID_ARGUMENT`).
@@ -110,8 +213,28 @@ pub unsafe extern "C" fn gpmp_mpz_mulmod_n(r: *mut mpz_t, a: *const mpz_t, b: *c
 /// As `gpmp_mpz_addmod_n`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_powm_n(r: *mut mpz_t, base: *const mpz_t, exp: *const mpz_t, m: mpz_srcptr, n: usize) -> gpmp_status {
-    let mv = view_arg(m, "m");
-    elementwise("gpmp_mpz_powm_n", r, &[(base, "base"), (exp, "exp")], n, |v| powm_n(&v[0], &v[1], mv?))
+    let m = view_arg(m, "m");
+    elementwise("gpmp_mpz_powm_n", MpzOut::Array(r), &[(MpzIn::Array(base), "base"), (MpzIn::Array(exp), "exp")], n, |v| {
+        powm_n(&v[0], &v[1], m?)
+    })
+}
+
+/// `gpmp_mpz_powm_n` over arrays of pointers.
+///
+/// # Safety
+/// As `gpmp_mpz_addmod_n_ptr`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_mpz_powm_n_ptr(
+    r: *mut mpz_ptr,
+    base: *const mpz_srcptr,
+    exp: *const mpz_srcptr,
+    m: mpz_srcptr,
+    n: usize,
+) -> gpmp_status {
+    let m = view_arg(m, "m");
+    elementwise("gpmp_mpz_powm_n_ptr", MpzOut::Ptrs(r), &[(MpzIn::Ptrs(base), "base"), (MpzIn::Ptrs(exp), "exp")], n, |v| {
+        powm_n(&v[0], &v[1], m?)
+    })
 }
 
 /// r = a·b (GMP below its crossover, a multi-threaded NTT product above, or the GPU product where

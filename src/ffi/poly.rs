@@ -1,8 +1,6 @@
 //! `gpmp_poly_mul*`: dense Z\[x\] multiplication over `mpz_t` arrays and arrays of pointers.
 use super::gpmp_status;
-use super::mpz::{
-    array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, recycle_views, views_and_bits, views_of_ptrs, write_product, write_slab, SendPtr,
-};
+use super::mpz::{check_slots, mpz_ptr, mpz_srcptr, mpz_t, recycle_views, views_and_bits, write_product, write_slab, MpzIn, MpzOut};
 use super::status::guard;
 use crate::int::IntRef;
 use crate::zpoly::{self, Alg};
@@ -84,6 +82,36 @@ fn product(f: &[IntRef], g: &[IntRef], bits: Option<(u64, u64)>, alg: Alg) -> Re
     zpoly::mul(f, g, alg).map(Product::Slab)
 }
 
+/// The body of `gpmp_poly_mul_alg` and its `_ptr` twin.
+unsafe fn poly_mul(name: &str, h: MpzOut, f: MpzIn, flen: usize, g: MpzIn, glen: usize, alg: RawMulAlg) -> gpmp_status {
+    guard(name, || {
+        let Some(alg) = Alg::from_raw(alg.0 as i64) else {
+            return invalid!("unknown multiplication algorithm {}", alg.0);
+        };
+        let (f, g) = (views_and_bits(f, flen, "f"), views_and_bits(g, glen, "g"));
+        let bits = match (&f, &g) {
+            (Ok((_, a)), Ok((_, b))) => Some((*a, *b)),
+            _ => None,
+        };
+        mul_into(name, &h.slots(), f.map(|x| x.0), g.map(|x| x.0), bits, alg)
+    })
+}
+
+/// The body of `gpmp_poly_sqr` and its `_ptr` twin.
+unsafe fn poly_sqr(name: &str, h: MpzOut, f: MpzIn, flen: usize) -> gpmp_status {
+    guard(name, || {
+        let (fv, bits) = views_and_bits(f, flen, "f")?;
+        if fv.is_empty() {
+            return Ok(());
+        }
+        let out = h.slots();
+        check_slots(2 * flen - 1, &format!("{name}: h"), &out)?;
+        let r = runtime::install(|| product(&fv, &fv, Some((bits, bits)), Alg::Auto))?;
+        recycle_views(fv);
+        r.write(out)
+    })
+}
+
 /// h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;
 /// nothing is written when flen or glen is 0. h may be the same array as f or g.
 /// Backend: the GPU (multi-modular NTT) under `GPMP_BACKEND_GPU` (`GPMP_NO_CUDA_DEVICE` without a
@@ -110,17 +138,7 @@ pub unsafe extern "C" fn gpmp_poly_mul_alg(
     glen: usize,
     alg: RawMulAlg,
 ) -> gpmp_status {
-    guard("gpmp_poly_mul", || {
-        let Some(alg) = Alg::from_raw(alg.0 as i64) else {
-            return invalid!("unknown multiplication algorithm {}", alg.0);
-        };
-        let (f, g) = (views_and_bits(f, flen, "f"), views_and_bits(g, glen, "g"));
-        let bits = match (&f, &g) {
-            (Ok((_, a)), Ok((_, b))) => Some((*a, *b)),
-            _ => None,
-        };
-        mul_into("gpmp_poly_mul", &array_slots(h), f.map(|x| x.0), g.map(|x| x.0), bits, alg)
-    })
+    poly_mul("gpmp_poly_mul", MpzOut::Array(h), MpzIn::Array(f), flen, MpzIn::Array(g), glen, alg)
 }
 
 /// h\[0 .. 2·flen−2\] = f². h may be the same array as f.
@@ -129,17 +147,7 @@ pub unsafe extern "C" fn gpmp_poly_mul_alg(
 /// As `gpmp_poly_mul`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_poly_sqr(h: *mut mpz_t, f: *const mpz_t, flen: usize) -> gpmp_status {
-    guard("gpmp_poly_sqr", || {
-        let (fv, bits) = views_and_bits(f, flen, "f")?;
-        if fv.is_empty() {
-            return Ok(());
-        }
-        let out = array_slots(h);
-        check_slots(2 * flen - 1, "gpmp_poly_sqr: h", &out)?;
-        let r = runtime::install(|| product(&fv, &fv, Some((bits, bits)), Alg::Auto))?;
-        recycle_views(fv);
-        r.write(&out)
-    })
+    poly_sqr("gpmp_poly_sqr", MpzOut::Array(h), MpzIn::Array(f), flen)
 }
 
 /// `gpmp_poly_mul` over arrays of pointers (Julia `Vector{BigInt}`, gmpy2 objects, Maple's
@@ -155,9 +163,30 @@ pub unsafe extern "C" fn gpmp_poly_mul_ptr(
     g: *const mpz_srcptr,
     glen: usize,
 ) -> gpmp_status {
-    guard("gpmp_poly_mul_ptr", || {
-        let hp = SendPtr(h);
-        let slots = move |i: usize| if hp.get().is_null() { std::ptr::null_mut() } else { unsafe { *hp.get().add(i) } };
-        mul_into("gpmp_poly_mul_ptr", &slots, views_of_ptrs(f, flen, "f"), views_of_ptrs(g, glen, "g"), None, Alg::Auto)
-    })
+    gpmp_poly_mul_alg_ptr(h, f, flen, g, glen, RawMulAlg(gpmp_mul_alg::GPMP_MUL_AUTO as c_int))
+}
+
+/// `gpmp_poly_mul_alg` over arrays of pointers (as `gpmp_poly_mul_ptr`).
+///
+/// # Safety
+/// As `gpmp_poly_mul_ptr`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_poly_mul_alg_ptr(
+    h: *mut mpz_ptr,
+    f: *const mpz_srcptr,
+    flen: usize,
+    g: *const mpz_srcptr,
+    glen: usize,
+    alg: RawMulAlg,
+) -> gpmp_status {
+    poly_mul("gpmp_poly_mul_ptr", MpzOut::Ptrs(h), MpzIn::Ptrs(f), flen, MpzIn::Ptrs(g), glen, alg)
+}
+
+/// `gpmp_poly_sqr` over arrays of pointers (as `gpmp_poly_mul_ptr`).
+///
+/// # Safety
+/// As `gpmp_poly_mul_ptr`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_poly_sqr_ptr(h: *mut mpz_ptr, f: *const mpz_srcptr, flen: usize) -> gpmp_status {
+    poly_sqr("gpmp_poly_sqr_ptr", MpzOut::Ptrs(h), MpzIn::Ptrs(f), flen)
 }

@@ -4,7 +4,7 @@
 //! otherwise). Every operation that would not fit its destination
 //! returns `GPMP_SIZE_TOO_LARGE` and changes nothing; r may be a or b.
 use super::gpmp_status;
-use super::mpz::{array_slots, check_slots, mpz_srcptr, mpz_t, views_of_array, write_list};
+use super::mpz::{check_slots, mpz_ptr, mpz_srcptr, mpz_t, write_list, MpzIn, MpzOut};
 use super::mpz_n::view_arg;
 use super::status::{guard, guard_value};
 use crate::ops::zvec::ZVec;
@@ -42,6 +42,30 @@ unsafe fn zvec<'a>(v: *const gpmp_zvec, what: &str) -> Result<&'a ZVec> {
     Ok(&(*v).0)
 }
 
+/// The body of `gpmp_zvec_set_mpz` and its `_ptr` twin.
+unsafe fn set_mpz(name: &str, v: *mut gpmp_zvec, a: MpzIn, n: usize) -> gpmp_status {
+    guard(name, || {
+        zvec(v, "v")?;
+        let a = a.views(n, "a")?;
+        let v = &mut (*v).0;
+        runtime::install(|| v.set(&a))
+    })
+}
+
+/// The body of `gpmp_zvec_get_mpz` and its `_ptr` twin.
+unsafe fn get_mpz(name: &str, a: MpzOut, v: *const gpmp_zvec, n: usize) -> gpmp_status {
+    guard(name, || {
+        let v = zvec(v, "v")?;
+        if n != v.len() {
+            return invalid!("n = {n} but the zvec has {} integers", v.len());
+        }
+        let out = a.slots();
+        check_slots(n, "a", &out)?;
+        let l = runtime::install(|| v.to_list())?;
+        write_list(&l, out)
+    })
+}
+
 /// v\[i\] = a\[i\] for i < n; n must be v's length; `GPMP_SIZE_TOO_LARGE` (v unchanged) when an
 /// element exceeds v's bits.
 ///
@@ -49,12 +73,16 @@ unsafe fn zvec<'a>(v: *const gpmp_zvec, what: &str) -> Result<&'a ZVec> {
 /// v from `gpmp_zvec_new`; a points to n initialised `mpz_t`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_zvec_set_mpz(v: *mut gpmp_zvec, a: *const mpz_t, n: usize) -> gpmp_status {
-    guard("gpmp_zvec_set_mpz", || {
-        zvec(v, "v")?;
-        let a = views_of_array(a, n, "a")?;
-        let v = &mut (*v).0;
-        runtime::install(|| v.set(&a))
-    })
+    set_mpz("gpmp_zvec_set_mpz", v, MpzIn::Array(a), n)
+}
+
+/// `gpmp_zvec_set_mpz` from an array of pointers.
+///
+/// # Safety
+/// v from `gpmp_zvec_new`; a points to n pointers to initialised `mpz_t`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_zvec_set_mpz_ptr(v: *mut gpmp_zvec, a: *const mpz_srcptr, n: usize) -> gpmp_status {
+    set_mpz("gpmp_zvec_set_mpz_ptr", v, MpzIn::Ptrs(a), n)
 }
 
 /// a\[i\] = v\[i\] for i < n; n must be v's length.
@@ -63,16 +91,16 @@ pub unsafe extern "C" fn gpmp_zvec_set_mpz(v: *mut gpmp_zvec, a: *const mpz_t, n
 /// v from `gpmp_zvec_new`; a points to n initialised `mpz_t`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_zvec_get_mpz(a: *mut mpz_t, v: *const gpmp_zvec, n: usize) -> gpmp_status {
-    guard("gpmp_zvec_get_mpz", || {
-        let v = zvec(v, "v")?;
-        if n != v.len() {
-            return invalid!("n = {n} but the zvec has {} integers", v.len());
-        }
-        let out = array_slots(a);
-        check_slots(n, "a", &out)?;
-        let l = runtime::install(|| v.to_list())?;
-        write_list(&l, out)
-    })
+    get_mpz("gpmp_zvec_get_mpz", MpzOut::Array(a), v, n)
+}
+
+/// `gpmp_zvec_get_mpz` into an array of pointers (the a\[i\] distinct).
+///
+/// # Safety
+/// v from `gpmp_zvec_new`; a points to n pointers to initialised `mpz_t`.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_zvec_get_mpz_ptr(a: *mut mpz_ptr, v: *const gpmp_zvec, n: usize) -> gpmp_status {
+    get_mpz("gpmp_zvec_get_mpz_ptr", MpzOut::Ptrs(a), v, n)
 }
 
 /// r = op(r, a, b): the new contents of r, computed from shared borrows of r, a and b (which may
