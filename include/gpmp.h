@@ -145,6 +145,18 @@ enum gpmp_status gpmp_gfpf_from_mpz(const struct gpmp_gfpf *F,
                                     gpmp_layout layout);
 
 /*
+ `gpmp_gfpf_from_mpz` from an array of pointers.
+
+ # Safety
+ x holds n·k words; a holds n pointers to initialised mpz_t.
+ */
+enum gpmp_status gpmp_gfpf_from_mpz_ptr(const struct gpmp_gfpf *F,
+                                        uint64_t *x,
+                                        const mpz_srcptr *a,
+                                        size_t n,
+                                        gpmp_layout layout);
+
+/*
  a\[i\] ← the value in [0, p) of element i of x (canonical digit vectors, else
  `GPMP_INVALID_ARGUMENT` and a untouched).
 
@@ -156,6 +168,18 @@ enum gpmp_status gpmp_gfpf_to_mpz(const struct gpmp_gfpf *F,
                                   const uint64_t *x,
                                   size_t n,
                                   gpmp_layout layout);
+
+/*
+ `gpmp_gfpf_to_mpz` into an array of pointers (the a\[i\] distinct).
+
+ # Safety
+ a holds n pointers to initialised mpz_t; x holds n·k words.
+ */
+enum gpmp_status gpmp_gfpf_to_mpz_ptr(const struct gpmp_gfpf *F,
+                                      mpz_ptr *a,
+                                      const uint64_t *x,
+                                      size_t n,
+                                      gpmp_layout layout);
 
 /*
  z = x + y elementwise (n elements; z may alias x or y).
@@ -287,9 +311,6 @@ enum gpmp_status gpmp_set_cuda_device(int device);
 enum gpmp_status gpmp_gpu_warmup(void);
 
 /*
- `gpmp_mpz_<op>_n` works on `mpz_t` arrays; its twin `gpmp_mpz_<op>_n_ptr` on arrays of pointers
- (Julia's `Vector{BigInt}`, gmpy2 objects, PARI's and Maple's integers) with the same semantics:
- the r\[i\] must be distinct and may point to the inputs. Both go through [`elementwise`].
  r\[i\] = a\[i\] + b\[i\] for i < n (arrays of initialised `mpz_t`; r may be a or b).
 
  # Safety
@@ -695,12 +716,28 @@ void gpmp_zvec_free(struct gpmp_zvec *v);
 enum gpmp_status gpmp_zvec_set_mpz(struct gpmp_zvec *v, const mpz_t *a, size_t n);
 
 /*
+ `gpmp_zvec_set_mpz` from an array of pointers.
+
+ # Safety
+ v from `gpmp_zvec_new`; a points to n pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_zvec_set_mpz_ptr(struct gpmp_zvec *v, const mpz_srcptr *a, size_t n);
+
+/*
  a\[i\] = v\[i\] for i < n; n must be v's length.
 
  # Safety
  v from `gpmp_zvec_new`; a points to n initialised `mpz_t`.
  */
 enum gpmp_status gpmp_zvec_get_mpz(mpz_t *a, const struct gpmp_zvec *v, size_t n);
+
+/*
+ `gpmp_zvec_get_mpz` into an array of pointers (the a\[i\] distinct).
+
+ # Safety
+ v from `gpmp_zvec_new`; a points to n pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_zvec_get_mpz_ptr(mpz_ptr *a, const struct gpmp_zvec *v, size_t n);
 
 /*
  r = a + b element-wise.
