@@ -6,7 +6,7 @@
 //! warm-up), the square end to end, and the bounds: device bytes at 3.0 TB/s, PCIe bytes (limbs up
 //! and down) at 52 GB/s.
 //!   usage: gpu_bigmul [e ...]      default: 20 22 24 26 28 30
-//! `GPMP_TRACE=1` adds each call's stage times (stderr).
+//! `GPMP_LOG=debug` adds each call's stage times (stderr).
 use gpmp::gpu::{ntt, ntt_mul};
 
 #[path = "common.rs"]

@@ -84,6 +84,12 @@ typedef int (*gpmp_interrupt_fn)(void *data);
  */
 typedef void (*gpmp_progress_fn)(void *data, double fraction);
 
+/*
+ A log handler: `level` 1 (error) … 5 (trace), `message` one NUL-terminated line, valid only
+ during the call.
+ */
+typedef void (*gpmp_log_fn)(void *data, int level, const char *message);
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -691,6 +697,40 @@ void gpmp_set_progress_handler(gpmp_progress_fn f, void *data, double interval_s
  afterwards run normally. Async-signal-safe: it may be called from a signal handler.
  */
 void gpmp_interrupt_all(void);
+
+/*
+ Sends gpmp's log to `fn` (NULL: back to stderr). It may be called from any of gpmp's threads,
+ never twice at once; it must not call gpmp.
+ */
+void gpmp_set_log_handler(gpmp_log_fn f, void *data);
+
+/*
+ Shows log messages up to `level`: 0 off (the default, unless env `GPMP_LOG` says otherwise),
+ 1 error, 2 warn, 3 info, 4 debug (stage timers of the GPU routes), 5 trace.
+ */
+enum gpmp_status gpmp_set_log_level(int level);
+
+/*
+ A description of this build and machine for bug reports (version, git commit, GMP version, CPU
+ features, threads, backend, libcuda/libnvrtc, CUDA devices, kernel cache folder, log level),
+ one `key: value` per line. The string is computed at the first call and lives as long as the
+ process.
+ */
+const char *gpmp_build_info(void);
+
+/*
+ Limits the host memory of each call's plan to `bytes` (0: no limit; env `GPMP_MEMORY_LIMIT`,
+ e.g. `8G`, is the default): a call that would need more returns `GPMP_OUT_OF_MEMORY` before it
+ allocates.
+ */
+void gpmp_set_memory_limit(size_t bytes);
+
+/*
+ Limits the device memory of each GPU call's plan to `bytes` (0: no limit; env
+ `GPMP_DEVICE_MEMORY_LIMIT` is the default): products plan their parts within it, other calls
+ that would need more return `GPMP_OUT_OF_MEMORY` before they allocate.
+ */
+void gpmp_set_device_memory_limit(size_t bytes);
 
 /*
  A zvec of n zeros of up to `bits` bits each, or NULL (out of memory, too large; see

@@ -103,6 +103,12 @@ impl Call {
 pub struct Current(Option<Arc<Call>>);
 
 impl Current {
+    /// Whether the call has been asked to stop (parallel loops skip their remaining pieces, then
+    /// [`Current::check`] after the loop reports it).
+    pub fn is_stopped(&self) -> bool {
+        self.0.as_deref().is_some_and(Call::is_stopped)
+    }
+
     /// `Err(Interrupted)` once the call has been asked to stop.
     pub fn check(&self) -> Result<()> {
         self.0.as_deref().map_or(Ok(()), Call::check)

@@ -2,7 +2,7 @@
 //!
 //! **Layers** (bottom to top; docs/ARCHITECTURE.md has the map):
 //! 1. infrastructure: [`error`], [`runtime`] (thread pool, backend), [`interrupt`] (stopping a call,
-//!    progress), [`tuning`] (every crossover),
+//!    progress), [`log`], [`memory`] (limits), [`tuning`] (every crossover),
 //!    and the GPU's shared parts `gpu::{device, compile, kernels, autotune}`;
 //! 2. core, CPU arithmetic: [`int`] (limb slices, batches), [`nmod`] (word-size prime fields, NTTs,
 //!    CRT), [`gfpf`] (generalized Fermat prime fields);
@@ -19,6 +19,8 @@ pub mod gfpf;
 pub mod gpu;
 pub mod int;
 pub mod interrupt;
+pub mod log;
+pub mod memory;
 pub mod nmod;
 pub mod ops;
 pub mod runtime;

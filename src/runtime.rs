@@ -113,3 +113,43 @@ pub fn set_backend(b: Backend) -> Result<()> {
     BACKEND.store(b as u8, Ordering::Relaxed);
     Ok(())
 }
+
+/// What a bug report needs, one `key: value` per line: gpmp's version and git commit, GMP's
+/// version, the CPU features gpmp's kernels use and whether this CPU has them, the worker threads
+/// and backend, whether libcuda and libnvrtc load, the CUDA devices, the kernel cache folder and
+/// the log level.
+pub fn build_info() -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(s, "gpmp: {} ({})", env!("CARGO_PKG_VERSION"), env!("GPMP_GIT_COMMIT"));
+    // SAFETY: GMP's version string is a static NUL-terminated string.
+    let gmp = unsafe { std::ffi::CStr::from_ptr(gmp_mpfr_sys::gmp::version) }.to_string_lossy().into_owned();
+    let _ = writeln!(s, "gmp: {gmp}");
+    let _ = writeln!(s, "target: {}-{}", std::env::consts::ARCH, std::env::consts::OS);
+    #[cfg(target_arch = "x86_64")]
+    {
+        let f = [
+            ("avx2", std::arch::is_x86_feature_detected!("avx2")),
+            ("bmi2", std::arch::is_x86_feature_detected!("bmi2")),
+            ("adx", std::arch::is_x86_feature_detected!("adx")),
+            ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
+            ("avx512dq", std::arch::is_x86_feature_detected!("avx512dq")),
+            ("avx512ifma", std::arch::is_x86_feature_detected!("avx512ifma")),
+        ];
+        let list: Vec<String> = f.iter().map(|(n, on)| format!("{n}{}", if *on { "+" } else { "-" })).collect();
+        let _ = writeln!(s, "cpu features (+ present and used): {}", list.join(" "));
+    }
+    let _ = writeln!(s, "cores: {}, worker threads: {}", available_cores(), num_threads());
+    let _ = writeln!(s, "backend: {:?}", backend());
+    let (cuda, nvrtc) = (crate::gpu::device::driver_present(), crate::gpu::device::nvrtc_present());
+    let _ = writeln!(s, "libcuda: {}, libnvrtc: {}", if cuda { "found" } else { "not found" }, if nvrtc { "found" } else { "not found" });
+    if cuda {
+        let n = crate::gpu::device::device_count();
+        let names: Vec<String> = (0..n as i64).map(|i| crate::gpu::device::name(i).unwrap_or_else(|e| e.to_string())).collect();
+        let _ = writeln!(s, "cuda devices: {n}{}{}", if n > 0 { ": " } else { "" }, names.join(", "));
+    }
+    let cache = crate::gpu::compile::cache_dir().map_or_else(|| "off".to_string(), |p| p.display().to_string());
+    let _ = writeln!(s, "kernel cache: {cache}");
+    let _ = writeln!(s, "log: {}", crate::log::level().map_or("off", |l| l.name()));
+    s
+}

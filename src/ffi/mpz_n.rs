@@ -30,6 +30,11 @@ unsafe fn elementwise(
 ) -> gpmp_status {
     guard(name, || {
         let views = inputs.iter().map(|&(p, what)| p.views(n, what)).collect::<Result<Vec<_>>>()?;
+        if crate::memory::host_limit() != 0 {
+            // The results and the scratch: about twice the operands' limbs, plus a word an element.
+            let limbs: u128 = views.iter().flatten().map(|v| v.mag.len() as u128 + 1).sum();
+            crate::memory::check_host(8 * 3 * limbs, name)?;
+        }
         let out = r.slots();
         check_slots(n, "r", &out)?;
         let h = runtime::install(|| op(&views))?;

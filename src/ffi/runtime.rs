@@ -121,3 +121,60 @@ pub extern "C" fn gpmp_set_progress_handler(f: gpmp_progress_fn, data: *mut c_vo
 pub extern "C" fn gpmp_interrupt_all() {
     crate::interrupt::interrupt_all();
 }
+
+/// A log handler: `level` 1 (error) … 5 (trace), `message` one NUL-terminated line, valid only
+/// during the call.
+pub type gpmp_log_fn = Option<unsafe extern "C" fn(data: *mut c_void, level: c_int, message: *const c_char)>;
+
+/// Sends gpmp's log to `fn` (NULL: back to stderr). It may be called from any of gpmp's threads,
+/// never twice at once; it must not call gpmp.
+#[no_mangle]
+pub extern "C" fn gpmp_set_log_handler(f: gpmp_log_fn, data: *mut c_void) {
+    crate::log::set_handler(f.map(|f| (f, data)));
+}
+
+/// Shows log messages up to `level`: 0 off (the default, unless env `GPMP_LOG` says otherwise),
+/// 1 error, 2 warn, 3 info, 4 debug (stage timers of the GPU routes), 5 trace.
+#[no_mangle]
+pub extern "C" fn gpmp_set_log_level(level: c_int) -> gpmp_status {
+    guard("gpmp_set_log_level", || {
+        use crate::log::Level;
+        let l = match level {
+            0 => None,
+            1 => Some(Level::Error),
+            2 => Some(Level::Warn),
+            3 => Some(Level::Info),
+            4 => Some(Level::Debug),
+            5 => Some(Level::Trace),
+            v => return invalid!("log level {v} is not in 0..=5"),
+        };
+        crate::log::set_level(l);
+        Ok(())
+    })
+}
+
+/// A description of this build and machine for bug reports (version, git commit, GMP version, CPU
+/// features, threads, backend, libcuda/libnvrtc, CUDA devices, kernel cache folder, log level),
+/// one `key: value` per line. The string is computed at the first call and lives as long as the
+/// process.
+#[no_mangle]
+pub extern "C" fn gpmp_build_info() -> *const c_char {
+    static INFO: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+    INFO.get_or_init(|| std::ffi::CString::new(runtime::build_info().replace('\0', " ")).unwrap_or_default()).as_ptr()
+}
+
+/// Limits the host memory of each call's plan to `bytes` (0: no limit; env `GPMP_MEMORY_LIMIT`,
+/// e.g. `8G`, is the default): a call that would need more returns `GPMP_OUT_OF_MEMORY` before it
+/// allocates.
+#[no_mangle]
+pub extern "C" fn gpmp_set_memory_limit(bytes: usize) {
+    crate::memory::set_host_limit(bytes);
+}
+
+/// Limits the device memory of each GPU call's plan to `bytes` (0: no limit; env
+/// `GPMP_DEVICE_MEMORY_LIMIT` is the default): products plan their parts within it, other calls
+/// that would need more return `GPMP_OUT_OF_MEMORY` before they allocate.
+#[no_mangle]
+pub extern "C" fn gpmp_set_device_memory_limit(bytes: usize) {
+    crate::memory::set_device_limit(bytes);
+}

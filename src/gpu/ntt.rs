@@ -457,6 +457,7 @@ fn ntt_words<W: Word>(dev: &Device, x: &mut [u64], count: usize, n: usize, w: u6
     let stream = dev.stream()?;
     let plan = Plan::<W>::new(dev, &stream, n, w, p, inverse)?;
     let (free, _) = dev.ctx.mem_get_info().map_err(|e| driver_err("cuMemGetInfo", e))?;
+    let free = crate::memory::device_budget(free);
     let row_bytes = (2 * n).saturating_mul(W::BITS as usize / 8);
     let rows = (free / 4 * 3 / row_bytes).clamp(1, count.min(max_rows));
     let (mut a, mut b) = buffers::<W>(&stream, rows * n)?;

@@ -26,8 +26,8 @@
 //! n = 2^[`KEEP_MAX_LOGN`]).
 //!
 //! [`start`] returns after the operands have been read (so an output may alias them); [`Product::finish`]
-//! checks the device work for errors before writing anything into the output. `GPMP_TRACE=1` prints
-//! the stage times of every call to stderr.
+//! checks the device work for errors before writing anything into the output. `GPMP_LOG=debug` logs
+//! the stage times of every call.
 use super::device::{self, Device};
 use super::kernels::{Kernel, Spec};
 use super::ntt::Plan;
@@ -413,15 +413,17 @@ pub fn start(a: &[u64], b: &[u64]) -> Result<Product> {
         }
         let t2 = Instant::now();
         finish_device(&s, &mut w, square, total)?;
-        let trace = std::env::var_os("GPMP_TRACE").is_some().then(|| {
-            eprintln!(
-                "GPMP_TRACE gpu bigmul {} x {} limbs (n = 2^{logn}): setup {:.3} ms, upload (host side, a's transforms enqueued between) {:.3} ms, enqueue {:.3} ms",
-                a.len(),
-                b.len(),
-                ms(t0, t1),
-                ms(t1, t2),
-                ms(t2, Instant::now())
-            );
+        let trace = crate::log::enabled(crate::log::Level::Debug).then(|| {
+            crate::log::log(crate::log::Level::Debug, "gpu mpz_mul", || {
+                format!(
+                    "{} x {} limbs (n = 2^{logn}): setup {:.3} ms, upload (host side, a's transforms enqueued between) {:.3} ms, enqueue {:.3} ms",
+                    a.len(),
+                    b.len(),
+                    ms(t0, t1),
+                    ms(t1, t2),
+                    ms(t2, Instant::now())
+                )
+            });
             (t0, Instant::now())
         });
         Ok(Product { dev: Arc::clone(&dev), work: w, total, trace })
@@ -459,13 +461,15 @@ impl Product {
             }
             work.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
             if let Some((t0, t2)) = trace {
-                eprintln!(
-                    "GPMP_TRACE gpu bigmul: host until the wait {:.3} ms, device wait {:.3} ms (upload DMA tail + kernels), download + copy {:.3} ms, total {:.3} ms",
-                    ms(t2, t3),
-                    ms(t3, t4),
-                    ms(t4, Instant::now()),
-                    ms(t0, Instant::now())
-                );
+                crate::log::log(crate::log::Level::Debug, "gpu mpz_mul", || {
+                    format!(
+                        "host until the wait {:.3} ms, device wait {:.3} ms (upload DMA tail + kernels), download + copy {:.3} ms, total {:.3} ms",
+                        ms(t2, t3),
+                        ms(t3, t4),
+                        ms(t4, Instant::now()),
+                        ms(t0, Instant::now())
+                    )
+                });
             }
             work.keep(&dev);
             Ok(())

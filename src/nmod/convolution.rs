@@ -193,11 +193,16 @@ fn full(primes: &[u64], n: usize, la: usize, a: &Fill, b: Option<(usize, &Fill)>
     let plans = plans(primes, n)?;
     let mods: Vec<Modulus> = primes.iter().map(|&p| Modulus::new(p)).collect();
     let mut out = take(k * n)?;
+    let cur = crate::interrupt::current();
+    let done = std::sync::atomic::AtomicUsize::new(0);
     out.par_chunks_mut(n).enumerate().with_max_len(1).try_for_each(|(i, x)| -> Result<()> {
+        cur.check()?;
         let load = |buf: &mut [u64], l: usize, fill: &Fill| {
             fill(i, &mods[i], 0, &mut buf[..l]);
             buf[l..].fill(0);
-            plans[i].fwd(buf);
+            if !cur.is_stopped() {
+                plans[i].fwd(buf);
+            }
         };
         let mut y = take(n)?;
         match b {
@@ -209,11 +214,15 @@ fn full(primes: &[u64], n: usize, la: usize, a: &Fill, b: Option<(usize, &Fill)>
                 y.copy_from_slice(x);
             }
         }
+        cur.check()?;
         plans[i].mul_assign_normalize(x, &y);
+        cur.check()?;
         plans[i].inv(x);
         give(y);
+        cur.set_progress((done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1) as f64 / k as f64);
         Ok(())
     })?;
+    cur.check()?;
     Ok(out)
 }
 
@@ -226,7 +235,11 @@ fn blocked(primes: &[u64], n: usize, block: usize, ll: usize, long: &Fill, ls: u
     let plans = plans(primes, n)?;
     let mods: Vec<Modulus> = primes.iter().map(|&p| Modulus::new(p)).collect();
     let mut fs = take(k * n)?;
+    let cur = crate::interrupt::current();
     fs.par_chunks_mut(n).enumerate().with_max_len(1).for_each(|(i, buf)| {
+        if cur.is_stopped() {
+            return;
+        }
         short(i, &mods[i], 0, &mut buf[..ls]);
         buf[ls..].fill(0);
         plans[i].fwd(buf);
@@ -243,6 +256,7 @@ fn blocked(primes: &[u64], n: usize, block: usize, ll: usize, long: &Fill, ls: u
             row[start..].par_chunks_mut(two).enumerate().try_for_each_init(
                 || try_zeroed::<u64>(n),
                 |buf, (c, dst)| -> Result<()> {
+                    cur.check()?;
                     let buf = buf.as_mut().map_err(|e| e.clone())?;
                     let first = start + c * two;
                     if first >= ll {
@@ -264,6 +278,7 @@ fn blocked(primes: &[u64], n: usize, block: usize, ll: usize, long: &Fill, ls: u
         })?;
     }
     give(fs);
+    cur.check()?;
     Ok(out)
 }
 

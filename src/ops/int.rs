@@ -23,6 +23,8 @@ pub enum MagProduct {
 /// the CPU. Call it inside gpmp's pool.
 pub fn mul_mag_start(a: &[u64], b: &[u64]) -> Result<MagProduct> {
     let m = a.len().min(b.len());
+    // The product, and the NTT product's residues (at most about three times the product).
+    crate::memory::check_host(32 * (a.len() as u128 + b.len() as u128), "the integer product")?;
     if m >= INT_MUL_NTT_MIN_LIMBS && route(Op::IntMul, m as u64)? == Where::Gpu {
         match ntt_mul::start(a, b) {
             Ok(p) => return Ok(MagProduct::Device(Box::new(p))),

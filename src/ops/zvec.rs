@@ -49,6 +49,12 @@ impl ZVec {
     /// n zeros of capacity `bits` in device memory (`device`) or host memory.
     pub fn zeros_on(n: usize, bits: u64, device: bool) -> Result<Self> {
         let words = Self::words(n, bits)?;
+        let bytes = 8 * words as u128 + n as u128;
+        if device {
+            crate::memory::check_device(bytes, "the zvec")?;
+        } else {
+            crate::memory::check_host(bytes, "the zvec")?;
+        }
         let store = if device {
             Store::Device(DevVec::zeros(n, bits)?)
         } else {

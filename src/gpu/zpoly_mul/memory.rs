@@ -51,21 +51,16 @@ thread_local! {
     pub(super) static MEMORY_CAP: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
 }
 
-/// Free bytes of the current context's device (at most the test hook's cap).
+/// Free bytes of the current context's device, at most the device memory limit (and the test
+/// hook's cap).
 pub(super) fn free_bytes() -> Result<usize> {
     let (free, _) = cu::mem_get_info().map_err(launch_err("cuMemGetInfo"))?;
+    let free = crate::memory::device_budget(free);
     #[cfg(test)]
     if let Some(cap) = MEMORY_CAP.get() {
         return Ok(free.min(cap));
     }
     Ok(free)
-}
-
-/// Bytes of host memory (physical).
-fn host_bytes() -> u128 {
-    // SAFETY: sysconf has no preconditions.
-    let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
-    pages.max(0) as u128 * size.max(0) as u128
 }
 
 /// The parts of a product of shape `s` that needs more than `free` device bytes, W = `w` limbs of
@@ -91,7 +86,7 @@ fn plan_cut(s: &Shape, w: usize, free: usize) -> Result<Cut> {
         return oom("one coefficient's CRT");
     }
     let host = 8 * k128 * hlen as u128 * t128 + 8 * hlen as u128 * s128;
-    if host > host_bytes() / 2 {
+    if host > crate::memory::physical_bytes() / 2 {
         return Err(Error::OutOfMemory(format!("the GPU product in parts needs {host} bytes of host memory")));
     }
     Ok(Cut { group, block })

@@ -20,8 +20,8 @@
 //!    `mpz_t` directly ([`mul_bits`] copies it into a [`ZSlab`]).
 //!
 //! Multi-limb coefficients may instead be split into their limbs (`plan_shape`): 3 primes on a
-//! sequence 2L − 1 times longer, then `recombine` on the device. `GPMP_TRACE=1` prints the stage
-//! times of every call to stderr.
+//! sequence 2L − 1 times longer, then `recombine` on the device. `GPMP_LOG=debug` logs the stage
+//! times of every call.
 //!
 //! Device memory (`memory.rs`): (k + 1)·2n words for the rows, plus inputs, the CRT scratch (W·len
 //! words, W = limbs of M) and the output. A product that does not fit the free device memory is
@@ -100,10 +100,10 @@ pub fn mul_host_limbs(f: &[IntRef], g: &[IntRef], bits: u64, limbs: usize) -> Re
     shield("GPU poly_mul", || {
         let t0 = Instant::now();
         let job = Job::new(&dev, f, g, bits, limbs)?;
-        if std::env::var_os("GPMP_TRACE").is_some() {
+        crate::log::log(crate::log::Level::Debug, "gpu poly_mul", || {
             let ms = (Instant::now() - t0).as_secs_f64() * 1e3;
-            eprintln!("GPMP_TRACE gpu poly_mul: {} primes, n = {}, {:?}, setup {ms:.3} ms", job.s.primes.len(), job.n, job.cut);
-        }
+            format!("{} primes, n = {}, {:?}, setup {ms:.3} ms", job.s.primes.len(), job.n, job.cut)
+        });
         job.run(f, g, hlen, limbs_for_bits(bits))
     })
 }

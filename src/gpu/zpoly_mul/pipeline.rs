@@ -273,7 +273,7 @@ impl Job {
     pub(super) fn run(&self, f: &[IntRef], g: &[IntRef], hlen: usize, stride: usize) -> Result<HostProduct> {
         let (stream, l) = (&self.stream, self.l);
         // 1. inputs: limbs and sign bytes into the host buffer, uploaded chunk by chunk as they fill
-        let trace = std::env::var_os("GPMP_TRACE").is_some();
+        let trace = crate::log::enabled(crate::log::Level::Debug);
         let t0 = Instant::now();
         let ops: Vec<&[IntRef]> = if self.square { vec![f] } else { vec![f, g] };
         let total: usize = ops.iter().map(|o| o.len()).sum();
@@ -333,12 +333,21 @@ impl Job {
             }
         };
         stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+        crate::interrupt::checkpoint()?;
         if trace {
             let ms = |x: Instant, y: Instant| (y - x).as_secs_f64() * 1e3;
-            eprintln!(
-                "GPMP_TRACE gpu poly_mul {} x {}: host buffers {:.3} ms, limbs+signs {:.3}, enqueue {:.3}, device wait {:.3}, download {:.3}",
-                f.len(), g.len(), ms(t0, t_setup), ms(t_setup, t_up), ms(t_up, t_enq), ms(t_enq, t_dev), ms(t_dev, Instant::now())
-            );
+            crate::log::log(crate::log::Level::Debug, "gpu poly_mul", || {
+                format!(
+                    "{} x {}: host buffers {:.3} ms, limbs+signs {:.3}, enqueue {:.3}, device wait {:.3}, download {:.3}",
+                    f.len(),
+                    g.len(),
+                    ms(t0, t_setup),
+                    ms(t_setup, t_up),
+                    ms(t_up, t_enq),
+                    ms(t_enq, t_dev),
+                    ms(t_dev, Instant::now())
+                )
+            });
         }
         Ok(out)
     }
@@ -366,10 +375,17 @@ impl Job {
                 stream.memcpy_dtoh(&row.slice(..pos), dst).map_err(launch_err("cuMemcpyDtoH"))?;
             }
             stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+            // The stream is idle here: a stopped call may return (its buffers are no longer in use).
+            crate::interrupt::checkpoint()?;
         }
         drop((limbs, d_signs));
         let (mags, signs) = out.parts_mut()?;
         for c0 in (0..hlen).step_by(cut.block) {
+            if crate::interrupt::current().is_stopped() {
+                // Downloads into `out` may be in flight: wait for them before returning.
+                stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+                crate::interrupt::checkpoint()?;
+            }
             let c1 = (c0 + cut.block).min(hlen);
             let rows = (0..k)
                 .map(|i| stream.clone_htod(&parked[i * pos + c0 * t..i * pos + c1 * t]).map_err(launch_err("cuMemcpyHtoD")))

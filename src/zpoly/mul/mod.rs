@@ -52,12 +52,14 @@ pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
     if f.is_empty() || g.is_empty() {
         return ZSlab::zeros(0, 1);
     }
+    check_memory(f, g, alg)?;
     if alg == Alg::Auto {
         if let Some(bits) = gpu_bits(f, g, runtime::backend())? {
             return crate::gpu::zpoly_mul::mul_bits(f, g, bits);
         }
     }
     let alg = if alg == Alg::Auto { choose(f, g) } else { alg };
+    crate::log::log(crate::log::Level::Debug, "zpoly mul", || format!("{} x {} coefficients on the CPU: {alg:?}", f.len(), g.len()));
     match alg {
         Alg::Auto => unreachable!("choose never returns Auto"),
         Alg::Schoolbook => schoolbook::mul(f, g),
@@ -69,6 +71,22 @@ pub fn mul(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<ZSlab> {
         Alg::SmallPrimeNtt => small_prime_ntt::mul(f, g),
         Alg::BigPrimeFft => big_prime_fft::mul(f, g),
     }
+}
+
+/// The host-memory plan of f·g by `alg` against the memory limit (`crate::memory`): the result
+/// (len(f) + len(g) − 1 coefficients of the product bound's limbs) once for the schoolbook method,
+/// four times for the others (packed operands, residues or pieces and their transforms). Without a
+/// limit only the lengths are read (one word a coefficient against physical memory), so that the
+/// check costs no pass over the coefficients.
+fn check_memory(f: &[IntRef], g: &[IntRef], alg: Alg) -> Result<()> {
+    if crate::memory::host_limit() == 0 {
+        return crate::memory::check_host(8 * (f.len() + g.len()) as u128, "the Z[x] product");
+    }
+    let (bf, bg) = (crate::int::max_bits(f), crate::int::max_bits(g));
+    let hlen = (f.len() + g.len() - 1) as u128;
+    let out = 8 * hlen * (crate::int::limbs_for_bits(product_bits(bf, bg, f.len(), g.len())) as u128 + 1);
+    let factor = if alg == Alg::Schoolbook { 1 } else { 4 };
+    crate::memory::check_host(factor * out, "the Z[x] product")
 }
 
 /// The dispatcher: the fastest CPU algorithm for these operands, by the table
@@ -112,7 +130,10 @@ pub fn mul_on_gpu(f: &[IntRef], g: &[IntRef], bits: Option<(u64, u64)>) -> Resul
         return Ok(None);
     }
     match gpu_shape(f, g, bits, runtime::backend())? {
-        Some((bits, limbs)) => crate::gpu::zpoly_mul::mul_host_limbs(f, g, bits, limbs).map(Some),
+        Some((bits, limbs)) => {
+            check_memory(f, g, Alg::Auto)?;
+            crate::gpu::zpoly_mul::mul_host_limbs(f, g, bits, limbs).map(Some)
+        }
         None => Ok(None),
     }
 }

@@ -19,7 +19,11 @@ pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
     let w = h.stride() + 1;
     let tmp_len = (limbs_for_bits(bf) + limbs_for_bits(bg)).max(1);
     let init = || (vec![0u64; w], vec![0u64; tmp_len]);
+    let cur = crate::interrupt::current();
     let row = |(acc, tmp): &mut (Vec<u64>, Vec<u64>), (k, (row, sign)): (usize, (&mut [u64], &mut bool))| {
+        if cur.is_stopped() {
+            return;
+        }
         acc.fill(0);
         let lo = k.saturating_sub(g.len() - 1);
         let hi = k.min(f.len() - 1);
@@ -40,6 +44,7 @@ pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
     } else {
         h.par_rows_mut().enumerate().with_min_len(GRAIN).for_each_init(init, row);
     }
+    cur.check()?;
     Ok(h)
 }
 

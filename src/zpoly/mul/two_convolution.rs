@@ -89,6 +89,7 @@ fn mul_with(f: &[IntRef], g: &[IntRef], par: Params) -> Result<ZSlab> {
         4 => c.recover::<4>(&mut h),
         _ => c.recover::<5>(&mut h),
     }
+    crate::interrupt::checkpoint()?;
     Ok(h)
 }
 
@@ -353,9 +354,12 @@ impl Convolutions {
         let b = if square { None } else { Some(split(g, par)?) };
         let primes = par.primes[..par.e].iter().map(|&p| PrimeData::new(p, par.kk())).collect::<Result<Vec<_>>>()?;
         let jobs: Vec<(usize, bool)> = (0..par.e).flat_map(|q| [(q, false), (q, true)]).collect();
+        let cur = crate::interrupt::current();
+        let done = std::sync::atomic::AtomicUsize::new(0);
         let mut out = jobs
             .par_iter()
             .map(|&(q, cyclic)| {
+                cur.check()?;
                 let pd = &primes[q];
                 let pl = plan(par.n(), pd.p)?;
                 let ones;
@@ -366,10 +370,13 @@ impl Convolutions {
                     &ones
                 };
                 let mut x = load(&a, f, par, pd.p, tw)?;
+                cur.check()?;
                 pl.fwd(&mut x);
+                cur.check()?;
                 let y = match &b {
                     Some(b) => {
                         let mut y = load(b, g, par, pd.p, tw)?;
+                        cur.check()?;
                         pl.fwd(&mut y);
                         y
                     }
@@ -379,9 +386,11 @@ impl Convolutions {
                         y
                     }
                 };
+                cur.check()?;
                 pl.mul_assign_normalize(&mut x, &y);
                 drop(y);
                 pl.inv(&mut x);
+                cur.set_progress((done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1) as f64 / (2 * par.e) as f64);
                 Ok(x)
             })
             .collect::<Result<Vec<Vec<u64>>>>()?
@@ -428,9 +437,13 @@ impl Convolutions {
         for t in 0..2 * kk {
             add_shifted(&mut z, &half, m * t);
         }
+        let cur = crate::interrupt::current();
         h.par_rows_mut().enumerate().with_min_len(GRAIN).for_each_init(
             || vec![0u64; w],
             |acc, (i, (row, sign))| {
+                if cur.is_stopped() {
+                    return;
+                }
                 acc.fill(0);
                 for j in 0..kk as usize {
                     let (lo, hi) = self.lo_hi(i, j, &offset);
