@@ -18,6 +18,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
@@ -129,9 +130,22 @@ fn verified(py: Python<'_>, mut s: Setup) -> PyResult<Setup> {
 pub struct Ints<'py> {
     limbs: Vec<u64>,
     items: Vec<Item>,
-    /// The `gmpy2.mpz` objects whose limbs are viewed: kept alive while the views are.
+    /// The objects read later or viewed (`int`s in `jobs`, `gmpy2.mpz`): kept alive meanwhile.
     keep: Vec<Bound<'py, PyAny>>,
+    /// `int`s whose digits are still to be repacked into limbs\[start ..\] (see [`Ints::finish`]).
+    jobs: Vec<Job>,
 }
+
+/// The digits of one `int` (alive in `keep`) and where its limbs go.
+struct Job {
+    digits: *const u32,
+    ndigits: usize,
+    start: usize,
+    len: usize,
+}
+
+/// From this many `int`s on, their digits are repacked in gpmp's pool.
+const PARALLEL_INTS: usize = 2048;
 
 #[derive(Clone, Copy)]
 enum Item {
@@ -143,7 +157,26 @@ enum Item {
 
 impl<'py> Ints<'py> {
     pub fn with_capacity(n: usize, limbs: usize) -> Self {
-        Ints { limbs: Vec::with_capacity(limbs), items: Vec::with_capacity(n), keep: Vec::new() }
+        Ints { limbs: Vec::with_capacity(limbs), items: Vec::with_capacity(n), keep: Vec::with_capacity(n), jobs: Vec::with_capacity(n) }
+    }
+
+    /// Repacks the digits of the `int`s read so far (in gpmp's pool when there are many; the GIL
+    /// stays held, so no Python code can change or free them meanwhile).
+    fn finish(mut self) -> Self {
+        let jobs = std::mem::take(&mut self.jobs);
+        let base = SendPtr(self.limbs.as_mut_ptr());
+        // SAFETY: each job's digits belong to an int kept alive in `keep` (immutable), and its limbs
+        // are a disjoint range of `limbs` (reserved by `push_int`).
+        let run = |j: &Job| unsafe {
+            let d = std::slice::from_raw_parts(j.digits, j.ndigits);
+            digits_to_limbs(d, std::slice::from_raw_parts_mut(base.get().add(j.start), j.len));
+        };
+        if jobs.len() >= PARALLEL_INTS {
+            SendJobs(&jobs).par_for_each(run);
+        } else {
+            jobs.iter().for_each(run);
+        }
+        self
     }
 
     /// Reads the integers of a list, a tuple or any iterable.
@@ -153,14 +186,14 @@ impl<'py> Ints<'py> {
             for x in l.iter() {
                 out.push(&x, what)?;
             }
-            return Ok(out);
+            return Ok(out.finish());
         }
         if let Ok(t) = seq.cast::<PyTuple>() {
             let mut out = Ints::with_capacity(t.len(), 4 * t.len());
             for x in t.iter() {
                 out.push(&x, what)?;
             }
-            return Ok(out);
+            return Ok(out.finish());
         }
         if seq.is_instance_of::<pyo3::types::PyInt>() || is_mpz(seq) {
             return Err(PyTypeError::new_err(format!("{what}: expected a sequence of integers, got an integer")));
@@ -169,18 +202,18 @@ impl<'py> Ints<'py> {
         for x in seq.try_iter().map_err(|_| PyTypeError::new_err(format!("{what}: expected a sequence of integers")))? {
             out.push(&x?, what)?;
         }
-        Ok(out)
+        Ok(out.finish())
     }
 
     /// One integer.
     pub fn one(x: &Bound<'py, PyAny>, what: &str) -> PyResult<Self> {
         let mut out = Ints::with_capacity(1, 4);
         out.push(x, what)?;
-        Ok(out)
+        Ok(out.finish())
     }
 
     /// Appends x (an `int`, a `gmpy2.mpz` or an object with `__index__`).
-    pub fn push(&mut self, x: &Bound<'py, PyAny>, what: &str) -> PyResult<()> {
+    fn push(&mut self, x: &Bound<'py, PyAny>, what: &str) -> PyResult<()> {
         if x.is_instance_of::<pyo3::types::PyInt>() {
             return self.push_int(x);
         }
@@ -205,14 +238,21 @@ impl<'py> Ints<'py> {
     fn push_int(&mut self, x: &Bound<'py, PyAny>) -> PyResult<()> {
         let start = self.limbs.len();
         let s = setup();
-        let neg = if s.read == Layout::Portable {
-            push_portable(&mut self.limbs, x)?
-        } else {
-            // SAFETY: x is an int object and the layout was verified at import.
-            unsafe { push_digits(&mut self.limbs, x.as_ptr(), s.read) }
-        };
-        let len = self.limbs.len() - start;
+        if s.read == Layout::Portable {
+            let neg = push_portable(&mut self.limbs, x)?;
+            let len = self.limbs.len() - start;
+            self.items.push(Item::Own { neg: neg && len > 0, start, len });
+            return Ok(());
+        }
+        // SAFETY: x is an int object and the layout was verified at import.
+        let (neg, digits) = unsafe { raw_digits(x.as_ptr(), s.read) };
+        let len = limbs_of_digits(digits);
+        self.limbs.resize(start + len, 0);
         self.items.push(Item::Own { neg: neg && len > 0, start, len });
+        if len > 0 {
+            self.jobs.push(Job { digits: digits.as_ptr(), ndigits: digits.len(), start, len });
+            self.keep.push(x.clone());
+        }
         Ok(())
     }
 
@@ -280,40 +320,57 @@ fn is_mpz(x: &Bound<'_, PyAny>) -> bool {
     t == found
 }
 
-/// Appends the magnitude of the int at `x` (raw layout `lay`) to `out` as limbs; returns its sign.
+/// The sign and the digits (least significant first, the top one nonzero) of the int at `x`.
 ///
 /// # Safety
-/// `x` is a live `int` object of an interpreter with layout `lay` (not `Portable`).
-unsafe fn push_digits(out: &mut Vec<u64>, x: *mut ffi::PyObject, lay: Layout) -> bool {
+/// `x` is a live `int` object of an interpreter with layout `lay` (not `Portable`); the slice lives
+/// as long as the object.
+unsafe fn raw_digits<'a>(x: *mut ffi::PyObject, lay: Layout) -> (bool, &'a [u32]) {
     let base = x.cast::<u8>();
     let word = *(base.add(SIZE_OFFSET) as *const isize);
     let (neg, n) = match lay {
         Layout::SignedSize => (word < 0, word.unsigned_abs()),
         _ => ((word as usize & 3) == 2, word as usize >> 3),
     };
-    if n == 0 {
-        return false;
+    (neg, std::slice::from_raw_parts(base.add(DIGIT_OFFSET) as *const u32, n))
+}
+
+/// The number of limbs of the value of `digits` (top digit nonzero).
+fn limbs_of_digits(d: &[u32]) -> usize {
+    match d.last() {
+        None => 0,
+        Some(&top) => ((d.len() as u64 - 1) * DIGIT_BITS as u64 + (32 - top.leading_zeros()) as u64).div_ceil(64) as usize,
     }
-    let d = std::slice::from_raw_parts(base.add(DIGIT_OFFSET) as *const u32, n);
-    let start = out.len();
-    out.reserve((n * DIGIT_BITS as usize).div_ceil(64));
-    let (mut acc, mut have) = (0u64, 0u32);
+}
+
+/// Writes the value of the 30-bit `digits` into `out` (exactly [`limbs_of_digits`] limbs).
+fn digits_to_limbs(d: &[u32], out: &mut [u64]) {
+    let (mut acc, mut have, mut k) = (0u64, 0u32, 0usize);
     for &digit in d {
         let digit = (digit as u64) & DIGIT_MASK;
         acc |= digit << have;
         have += DIGIT_BITS;
         if have >= 64 {
-            out.push(acc);
+            out[k] = acc;
+            k += 1;
             have -= 64;
             acc = if have == 0 { 0 } else { digit >> (DIGIT_BITS - have) };
         }
     }
-    if have > 0 {
-        out.push(acc);
+    if k < out.len() {
+        out[k] = acc;
     }
-    while out.len() > start && out.last() == Some(&0) {
-        out.pop();
-    }
+}
+
+/// Appends the magnitude of the int at `x` to `out` as limbs; returns its sign.
+///
+/// # Safety
+/// As [`raw_digits`].
+unsafe fn push_digits(out: &mut Vec<u64>, x: *mut ffi::PyObject, lay: Layout) -> bool {
+    let (neg, d) = raw_digits(x, lay);
+    let start = out.len();
+    out.resize(start + limbs_of_digits(d), 0);
+    digits_to_limbs(d, &mut out[start..]);
     neg
 }
 
@@ -364,13 +421,26 @@ unsafe fn new_int_ptr(py: Python<'_>, v: IntRef, s: &Setup) -> *mut ffi::PyObjec
             }
         };
     };
+    let n = digits_of(v);
+    let obj = new_long(n as ffi::Py_ssize_t);
+    if !obj.is_null() {
+        set_digits(obj, v, n, s.read);
+    }
+    obj
+}
+
+/// The number of 30-bit digits of |v| (v ≠ 0).
+fn digits_of(v: IntRef) -> usize {
     let top = *v.mag.last().unwrap();
     let bits = (v.mag.len() as u64 - 1) * 64 + (64 - top.leading_zeros()) as u64;
-    let n = bits.div_ceil(DIGIT_BITS as u64) as usize;
-    let obj = new_long(n as ffi::Py_ssize_t);
-    if obj.is_null() {
-        return obj;
-    }
+    bits.div_ceil(DIGIT_BITS as u64) as usize
+}
+
+/// Writes the n digits and the sign of v into the int at obj (made by `_PyLong_New(n)`).
+///
+/// # Safety
+/// obj is an int object of n digits that nothing else reads or writes meanwhile.
+unsafe fn set_digits(obj: *mut ffi::PyObject, v: IntRef, n: usize, lay: Layout) {
     let base = obj.cast::<u8>();
     let d = std::slice::from_raw_parts_mut(base.add(DIGIT_OFFSET) as *mut u32, n);
     let (mut acc, mut have, mut next) = (0u128, 0u32, 0usize);
@@ -385,12 +455,11 @@ unsafe fn new_int_ptr(py: Python<'_>, v: IntRef, s: &Setup) -> *mut ffi::PyObjec
         have = have.saturating_sub(DIGIT_BITS);
     }
     let size = base.add(SIZE_OFFSET) as *mut isize;
-    *size = match s.read {
+    *size = match lay {
         Layout::SignedSize if v.neg => -(n as isize),
         Layout::SignedSize => n as isize,
         _ => ((n << 3) | if v.neg { 2 } else { 0 }) as isize,
     };
-    obj
 }
 
 fn portable_int<'py>(py: Python<'py>, v: IntRef) -> PyResult<Bound<'py, PyAny>> {
@@ -404,20 +473,76 @@ fn portable_int<'py>(py: Python<'py>, v: IntRef) -> PyResult<Bound<'py, PyAny>> 
     }
 }
 
-/// A new list of `n` ints, element i of value `get(i)`.
-pub fn new_list<'py, 'a>(py: Python<'py>, n: usize, get: impl Fn(usize) -> IntRef<'a>) -> PyResult<Bound<'py, PyList>> {
+/// A new list of `n` ints, element i of value `get(i)`. Large ints are allocated first (with the
+/// GIL), then their digits are written in gpmp's pool when there are many (the new objects are not
+/// yet reachable from Python).
+pub fn new_list<'py, 'a>(py: Python<'py>, n: usize, get: impl Fn(usize) -> IntRef<'a> + Sync) -> PyResult<Bound<'py, PyList>> {
     let s = setup();
+    let mut fills: Vec<(SendPtr<ffi::PyObject>, usize, usize)> = Vec::new();
     // SAFETY: PyList_New(n) gives n NULL slots, each filled once by PyList_SetItem (which steals the
     // reference); on failure the list (with NULL slots, which list_dealloc allows) is released.
     unsafe {
         let list = Bound::from_owned_ptr_or_err(py, ffi::PyList_New(n as ffi::Py_ssize_t))?;
         for i in 0..n {
-            let x = new_int_ptr(py, get(i), s);
+            let v = get(i);
+            let x = match (s.new_long, v.mag.len() > 1 || (v.neg && v.mag.first().is_some_and(|&m| m > 1 << 63))) {
+                (Some(new_long), true) => {
+                    let nd = digits_of(v);
+                    let x = new_long(nd as ffi::Py_ssize_t);
+                    if !x.is_null() {
+                        fills.push((SendPtr(x), i, nd));
+                    }
+                    x
+                }
+                _ => new_int_ptr(py, v, s),
+            };
             if x.is_null() {
+                // The ints not yet filled hold no digits: give them a valid size before they go.
+                for (obj, _, _) in &fills {
+                    set_digits(obj.get(), IntRef::ZERO, 0, s.read);
+                }
                 return Err(PyErr::fetch(py));
             }
             ffi::PyList_SetItem(list.as_ptr(), i as ffi::Py_ssize_t, x);
         }
+        let fill = |&(obj, i, nd): &(SendPtr<ffi::PyObject>, usize, usize)| set_digits(obj.get(), get(i), nd, s.read);
+        if fills.len() >= PARALLEL_INTS {
+            SendJobs(&fills).par_for_each(fill);
+        } else {
+            fills.iter().for_each(fill);
+        }
         Ok(list.cast_into_unchecked())
+    }
+}
+
+/// A raw pointer that may cross to gpmp's workers (each touches distinct memory; see the callers).
+struct SendPtr<T>(*mut T);
+impl<T> Clone for SendPtr<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SendPtr<T> {}
+unsafe impl<T> Send for SendPtr<T> {}
+unsafe impl<T> Sync for SendPtr<T> {}
+impl<T> SendPtr<T> {
+    fn get(self) -> *mut T {
+        self.0
+    }
+}
+
+/// A slice of jobs with raw pointers, for gpmp's pool (see the callers).
+struct SendJobs<'a, T>(&'a [T]);
+unsafe impl<T> Send for SendJobs<'_, T> {}
+unsafe impl<T> Sync for SendJobs<'_, T> {}
+impl<'a, T> SendJobs<'a, T> {
+    /// Runs `f` on every job in gpmp's pool (a method, so that closures capture the whole wrapper).
+    fn par_for_each(&self, f: impl Fn(&'a T) + Sync) {
+        let jobs = self;
+        gpmp::runtime::install(|| (0..jobs.0.len()).into_par_iter().with_min_len(256).for_each(|k| f(jobs.at(k))));
+    }
+
+    fn at(&self, k: usize) -> &'a T {
+        &self.0[k]
     }
 }

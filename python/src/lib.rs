@@ -3,7 +3,8 @@
 //! Every call converts its arguments with the GIL held ([`ints`]), then computes in gpmp's thread
 //! pool with the GIL released ([`compute`]), then builds the Python results. gpmp's errors become
 //! Python exceptions: invalid arguments `ValueError`, sizes beyond gpmp's or GMP's limits
-//! `OverflowError`, failed allocations `MemoryError`, CUDA and internal failures `RuntimeError`.
+//! `OverflowError`, failed allocations `MemoryError`, CUDA and internal failures `RuntimeError`,
+//! and a call stopped by a signal (Ctrl-C) the exception its handler raised (`KeyboardInterrupt`).
 mod gfpf;
 mod integers;
 mod ints;
@@ -12,9 +13,10 @@ mod zpoly;
 mod zvec;
 
 use gpmp::runtime::{self, Backend};
-use gpmp::Error;
-use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyValueError};
+use gpmp::{interrupt, Error};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::ffi::{c_int, c_void};
 
 /// The Python exception for gpmp's error `e` in the call `name`.
 pub(crate) fn error(name: &str, e: Error) -> PyErr {
@@ -23,13 +25,45 @@ pub(crate) fn error(name: &str, e: Error) -> PyErr {
         Error::InvalidArgument(_) => PyValueError::new_err(msg),
         Error::SizeTooLarge(_) => PyOverflowError::new_err(msg),
         Error::OutOfMemory(_) => PyMemoryError::new_err(msg),
+        Error::Interrupted(_) => PyKeyboardInterrupt::new_err(msg),
         Error::NoCudaDevice(_) | Error::Cuda(_) | Error::Internal(_) => PyRuntimeError::new_err(msg),
     }
 }
 
-/// Runs `f` in gpmp's pool with the GIL released; gpmp's error becomes the Python exception.
+thread_local! {
+    /// The exception a signal handler raised during this thread's running call.
+    static PENDING: std::cell::RefCell<Option<PyErr>> = const { std::cell::RefCell::new(None) };
+}
+
+/// gpmp's interrupt handler (`gpmp::interrupt`), polled on the calling thread while a call runs:
+/// takes the GIL and runs Python's signal handlers (`PyErr_CheckSignals`, a no-op off the main
+/// thread); when one raises (Ctrl-C: KeyboardInterrupt), keeps the exception and stops the call.
+unsafe extern "C" fn check_signals(_data: *mut c_void) -> c_int {
+    Python::attach(|py| match py.check_signals() {
+        Ok(()) => 0,
+        Err(e) => {
+            PENDING.with(|p| *p.borrow_mut() = Some(e));
+            1
+        }
+    })
+}
+
+/// Runs `f` in gpmp's pool with the GIL released; gpmp's error becomes the Python exception. A
+/// signal (Ctrl-C) stops the call: it raises what the signal's handler raised (KeyboardInterrupt).
 pub(crate) fn compute<T: Send>(py: Python<'_>, name: &str, f: impl FnOnce() -> gpmp::Result<T> + Send) -> PyResult<T> {
-    py.detach(|| runtime::install(f)).map_err(|e| error(name, e))
+    interrupt::set_interrupt_handler(Some((check_signals, std::ptr::null_mut())));
+    let r = py.detach(|| runtime::install(f));
+    interrupt::set_interrupt_handler(None);
+    let pending = PENDING.with(|p| p.borrow_mut().take());
+    match r {
+        Ok(v) => match pending {
+            // The call finished before it saw the stop: the exception is raised now.
+            Some(e) => Err(e),
+            None => Ok(v),
+        },
+        Err(Error::Interrupted(msg)) => Err(pending.unwrap_or_else(|| PyKeyboardInterrupt::new_err(format!("{name}: {msg}")))),
+        Err(e) => Err(error(name, e)),
+    }
 }
 
 /// Sets the number of worker threads (0: all cores). The default comes from the environment

@@ -6,7 +6,7 @@ use crate::ints::{new_list, Ints};
 use crate::{compute, error};
 use gpmp::int::IntRef;
 use gpmp::ops::zvec::ZVec as Core;
-use gpmp::{runtime, Error};
+use gpmp::Error;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use std::sync::{Mutex, MutexGuard};
@@ -36,7 +36,7 @@ fn update(
     y: &ZVec,
     op: impl FnOnce(&Core, &Core, &Core) -> gpmp::Result<Core> + Send,
 ) -> PyResult<()> {
-    py.detach(|| {
+    compute(py, name, || {
         let mut uniq: Vec<&ZVec> = Vec::with_capacity(3);
         for z in [r, x, y] {
             if !uniq.iter().any(|u| std::ptr::eq(*u, z)) {
@@ -48,13 +48,11 @@ fn update(
         let at = |z: &ZVec| uniq.iter().position(|u| std::ptr::eq(*u, z)).unwrap();
         let res = {
             let get = |z: &ZVec| guards[at(z)].as_ref().ok_or_else(closed);
-            let (rv, xv, yv) = (get(r)?, get(x)?, get(y)?);
-            runtime::install(|| op(rv, xv, yv))?
+            op(get(r)?, get(x)?, get(y)?)?
         };
         *guards[at(r)] = Some(res);
         Ok(())
     })
-    .map_err(|e| error(name, e))
 }
 
 impl ZVec {
