@@ -146,9 +146,20 @@ fn install_and_pkg_config() {
     for f in ["libgpmp.so", "libgpmp.so.0", "libgpmp.a", "pkgconfig/gpmp.pc"] {
         assert!(libdir.join(f).exists(), "{f} not installed");
     }
-    for h in ["gpmp.h", "gpmp_bpas.h"] {
+    for h in ["gpmp.h", "gpmp_bpas.h", "gpmp_cumodp.h"] {
         assert!(prefix.join("include").join(h).exists(), "{h} not installed");
     }
+    // The installed library: SONAME libgpmp.so.0, no debug info; gpmp.pc requires gmp.
+    if have("readelf") {
+        let dynamic = run(command("readelf").arg("-d").arg(libdir.join("libgpmp.so.0")));
+        assert!(String::from_utf8_lossy(&dynamic.stdout).contains("Library soname: [libgpmp.so.0]"), "SONAME is not libgpmp.so.0");
+        let sections = run(command("readelf").arg("-S").arg(libdir.join("libgpmp.so.0")));
+        assert!(!String::from_utf8_lossy(&sections.stdout).contains(".debug_info"), "the installed library has debug info");
+    } else {
+        eprintln!("readelf is not installed: SONAME and debug-info checks skipped");
+    }
+    let requires = run(command("pkg-config").args(["--print-requires", "gpmp"]).env("PKG_CONFIG_PATH", libdir.join("pkgconfig")));
+    assert!(String::from_utf8_lossy(&requires.stdout).split_whitespace().any(|r| r == "gmp"), "gpmp.pc does not require gmp");
     for (example, args) in [("poly_mul", &["300", "200"][..]), ("bpas_drop_in", &[][..])] {
         let exe = dir.join(example);
         let src = root().join("examples-c").join(format!("{example}.c"));
