@@ -43,7 +43,7 @@ fn main() {
     println!("| product | algorithm | whole product (ms) | stop → return (ms, median of 3) |");
     println!("|---|---|---|---|");
     let cases: &[(usize, u64, gpmp_mul_alg)] = if gpu {
-        &[(1 << 20, 1024, gpmp_mul_alg::GPMP_MUL_AUTO), (1 << 22, 256, gpmp_mul_alg::GPMP_MUL_AUTO)]
+        &[(1 << 22, 1024, gpmp_mul_alg::GPMP_MUL_AUTO), (1 << 23, 256, gpmp_mul_alg::GPMP_MUL_AUTO)]
     } else {
         &[
             (1 << 14, 256, gpmp_mul_alg::GPMP_MUL_SCHOOLBOOK),

@@ -4,7 +4,7 @@
  * - results are fresh integers (BigInt(): mpz_init, no limbs) that gpmp grows;
  * - GMP's memory functions are replaced by counting ones that record the thread that calls them
  *   (Julia's are counted by its GC and must run on the calling thread): a call that allocates
- *   from another thread fails (but for the calls listed in known_off_thread, reported only).
+ *   from another thread fails.
  * Every export Gpmp.jl calls is exercised (gpmp_poly_mul_ptr, _mul_alg_ptr, _sqr_ptr and
  * gpmp_mpz_{add,sub,mul,addmul,addmod,submod,mulmod,powm}_n_ptr); each result is compared with
  * GMP's own arithmetic. Prints "julia pattern: N passed, M failed"
@@ -36,13 +36,6 @@ static void expect(int ok, const char *what)
   else { failed++; fprintf(stderr, "FAIL %s (%s)\n", what, gpmp_last_error()); }
 }
 
-/* Calls that still make GMP allocations off the calling thread (GMP functions that allocate,
- * run on gpmp's workers): reported, not counted as failures. Once one of them makes none, the
- * test fails, so that the entry is removed and the call is checked like the others. */
-static const char *known_off_thread[] = {"gpmp_poly_mul_alg_ptr alg 4", "gpmp_poly_mul_alg_ptr alg 5", "gpmp_mpz_powm_n_ptr"};
-#define NKNOWN (sizeof known_off_thread / sizeof known_off_thread[0])
-static unsigned long known_seen[NKNOWN];
-
 /* A gpmp call's status, and that it made no GMP allocation off the calling thread. */
 static void expect_call(gpmp_status s, const char *what)
 {
@@ -50,13 +43,6 @@ static void expect_call(gpmp_status s, const char *what)
   unsigned long off = __atomic_load_n(&off_thread, __ATOMIC_RELAXED), n = off - seen;
   seen = off;
   expect(s == GPMP_SUCCESS, what);
-  for (size_t k = 0; k < NKNOWN; k++)
-    if (strncmp(what, known_off_thread[k], strlen(known_off_thread[k])) == 0) {
-      if (n) fprintf(stderr, "known: %s: %lu GMP allocations off the calling thread\n", what, n);
-      known_seen[k] += n + 1; /* + 1: the call ran */
-      known_seen[k] |= (unsigned long)(n != 0) << 63;
-      return;
-    }
   if (n) {
     failed++;
     fprintf(stderr, "FAIL %s: %lu GMP allocations off the calling thread\n", what, n);
@@ -249,11 +235,7 @@ int main(void)
   }
   printf("allocator calls: %lu, off the calling thread: %lu\n", allocs, off_thread);
   expect(allocs > 0, "the counting allocator was used");
-  for (size_t k = 0; k < NKNOWN; k++)
-    if (known_seen[k] && !(known_seen[k] >> 63)) {
-      failed++;
-      fprintf(stderr, "FAIL %s: no longer allocates off the calling thread: remove it from known_off_thread\n", known_off_thread[k]);
-    }
+  expect(off_thread == 0, "no GMP allocation off the calling thread");
   printf("julia pattern: %d passed, %d failed\n", passed, failed);
   return failed != 0;
 }

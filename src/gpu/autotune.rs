@@ -79,8 +79,8 @@ pub fn key(dev: &Device, spec: &Spec, what: &str) -> String {
 
 /// The index of the fastest of `labels` for `key`: from the cache, else by timing each with
 /// `time` (milliseconds; a candidate whose timing fails is skipped) and recording the winner.
-/// Index 0, the default, when the search is disabled or every timing fails (then nothing is
-/// recorded, so a later call tries again).
+/// Index 0, the default, when the search is disabled, every timing fails or the running call is
+/// stopped (then nothing is recorded, so a later call tries again).
 pub fn choose(key: &str, labels: &[String], mut time: impl FnMut(usize) -> Result<f64>) -> usize {
     if labels.len() <= 1 || !enabled() {
         return 0;
@@ -90,6 +90,10 @@ pub fn choose(key: &str, labels: &[String], mut time: impl FnMut(usize) -> Resul
     }
     let mut best: Option<(f64, usize)> = None;
     for i in 0..labels.len() {
+        if crate::interrupt::checkpoint().is_err() {
+            // A stopped call: the default now, nothing recorded (the call returns at its next checkpoint).
+            return 0;
+        }
         if let Ok(ms) = time(i) {
             if ms.is_finite() && best.is_none_or(|(b, _)| ms < b) {
                 best = Some((ms, i));

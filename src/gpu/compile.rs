@@ -105,6 +105,8 @@ pub fn module(dev: &Device, spec: &Spec) -> Result<Arc<CudaModule>> {
     if let Some(m) = mods.get(&key) {
         return Ok(Arc::clone(m));
     }
+    // A first use compiles (seconds, on an empty cache): a stopped call returns before that.
+    crate::interrupt::checkpoint()?;
     let code = ptx(spec, &dev.arch(), Some(dev.driver_version))?;
     let m = shield("cuModuleLoadData", || dev.ctx.load_module(Ptx::from_src(code)).map_err(|e| driver_err("cuModuleLoadData", e)))?;
     mods.insert(key, Arc::clone(&m));
