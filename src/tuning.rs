@@ -115,6 +115,19 @@ pub const NTT_LEAF_MAX_LINES: usize = 256;
 /// f·g mod p by schoolbook up to this shorter length, by NTT convolution above.
 pub const NMOD_POLY_MUL_SCHOOLBOOK_MAX_LEN: usize = 24;
 
+// ---- Word-size prime fields: power series, division, subproduct trees ----
+
+/// Power series inverses from this precision by Newton's iteration, coefficient by coefficient below.
+pub const NMOD_INV_SERIES_NEWTON_MIN_LEN: usize = 64;
+/// Division by Newton's iteration once the quotient and the divisor both have this many
+/// coefficients, schoolbook below.
+pub const NMOD_POLY_DIVREM_NEWTON_MIN_LEN: usize = 64;
+/// Subproduct-tree levels whose nodes have at most this many coefficients (a power of two, 2^H)
+/// multiply, evaluate and interpolate by schoolbook; above, by transforms.
+pub const NMOD_TREE_PLAIN_MAX_LEN: usize = 32;
+/// One-shot multipoint evaluation by Horner's rule while flen·n is at most this.
+pub const NMOD_POLY_EVALUATE_HORNER_MAX_WORK: u64 = 1 << 12;
+
 // ---- Generalized Fermat prime fields ----
 
 /// `Gfpf::mul` uses the FFT-based (CRT) element product from this k on, the plain Θ(k²) product
