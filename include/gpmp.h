@@ -70,6 +70,13 @@ typedef enum gpmp_layout {
 typedef struct gpmp_gfpf gpmp_gfpf;
 
 /*
+ Opaque subproduct tree of n distinct points mod p (`typedef struct gpmp_nmod_tree gpmp_nmod_tree;`),
+ with the subproducts' transforms and the inverse of the reversed root. Immutable after creation:
+ one tree may be used by several threads at once.
+ */
+typedef struct gpmp_nmod_tree gpmp_nmod_tree;
+
+/*
  Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).
  */
 typedef struct gpmp_zvec gpmp_zvec;
@@ -457,6 +464,116 @@ enum gpmp_status gpmp_nmod_poly_mul(uint64_t *h,
                                     const uint64_t *g,
                                     size_t glen,
                                     uint64_t p);
+
+/*
+ a = q·b + r in Z/pZ\[x\] with deg r < deg b: q gets alen − blen + 1 coefficients (none when
+ alen < blen), r gets blen − 1 (a padded with zeros when alen < blen). b\[blen−1\] must be
+ nonzero (blen = 0, the zero polynomial, is `GPMP_INVALID_ARGUMENT`). q or r may be NULL when not
+ wanted; either may alias a or b. Schoolbook for short quotients or divisors, else Newton's
+ iteration on NTT products.
+
+ # Safety
+ a, b hold alen, blen `uint64_t`; q, r (when not NULL) hold the lengths above.
+ */
+enum gpmp_status gpmp_nmod_poly_divrem(uint64_t *q,
+                                       uint64_t *r,
+                                       const uint64_t *a,
+                                       size_t alen,
+                                       const uint64_t *b,
+                                       size_t blen,
+                                       uint64_t p);
+
+/*
+ g = 1/f mod x^n (n coefficients) in Z/pZ\[\[x\]\]; f\[0\] must be nonzero (flen ≥ 1). g may alias f.
+
+ # Safety
+ f holds flen and g holds n `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_poly_inv_series(uint64_t *g,
+                                           const uint64_t *f,
+                                           size_t flen,
+                                           size_t n,
+                                           uint64_t p);
+
+/*
+ The subproduct tree of the n ≥ 1 distinct points (residues mod p), or NULL on error (repeated
+ points, an unreduced point, p not an odd prime < 2^63, n = 0; see `gpmp_last_error`). Free it
+ with `gpmp_nmod_tree_free`. Memory: about (⌈log2 n⌉ + 2·r·(⌈log2 n⌉ − 5) + 4)·n words, r = 1 when
+ 2^(⌈log2 n⌉+2) divides p − 1 and 2 or 3 otherwise.
+
+ # Safety
+ points holds n `uint64_t`.
+ */
+struct gpmp_nmod_tree *gpmp_nmod_tree_new(const uint64_t *points,
+                                          size_t n,
+                                          uint64_t p);
+
+/*
+ Frees a tree (NULL is allowed).
+
+ # Safety
+ T is NULL or from `gpmp_nmod_tree_new`, not freed before, and no call is using it.
+ */
+void gpmp_nmod_tree_free(struct gpmp_nmod_tree *T);
+
+/*
+ The number of points n of the tree (0 for NULL).
+
+ # Safety
+ T is NULL or a live tree.
+ */
+size_t gpmp_nmod_tree_len(const struct gpmp_nmod_tree *T);
+
+/*
+ values\[i\] = f(points\[i\]) mod p for the tree's n points; any flen (also 0, or > n: f is first
+ reduced modulo Π (x − points\[i\])). values may alias f.
+
+ # Safety
+ f holds flen and values holds n `uint64_t`; T is a live tree.
+ */
+enum gpmp_status gpmp_nmod_poly_evaluate(uint64_t *values,
+                                         const uint64_t *f,
+                                         size_t flen,
+                                         const struct gpmp_nmod_tree *T);
+
+/*
+ The unique f of degree < n with f(points\[i\]) = values\[i\] for the tree's n points: writes n
+ coefficients. f may alias values. The first call on a tree also computes and keeps the weights
+ 1/Π_(j≠i)(points\[i\] − points\[j\]) (one evaluation).
+
+ # Safety
+ values and f hold n `uint64_t`; T is a live tree.
+ */
+enum gpmp_status gpmp_nmod_poly_interpolate(uint64_t *f,
+                                            const uint64_t *values,
+                                            const struct gpmp_nmod_tree *T);
+
+/*
+ values\[i\] = f(points\[i\]) mod p, i < n, without a kept tree. The points may repeat (no tree of
+ distinct points is needed to evaluate); n = 0 writes nothing.
+
+ # Safety
+ f holds flen, points and values hold n `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_poly_evaluate_vec(uint64_t *values,
+                                             const uint64_t *f,
+                                             size_t flen,
+                                             const uint64_t *points,
+                                             size_t n,
+                                             uint64_t p);
+
+/*
+ The unique f of degree < n with f(points\[i\]) = values\[i\], n ≥ 1 distinct points, without a
+ kept tree: writes n coefficients. f may alias points or values.
+
+ # Safety
+ points, values and f hold n `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_poly_interpolate_vec(uint64_t *f,
+                                                const uint64_t *points,
+                                                const uint64_t *values,
+                                                size_t n,
+                                                uint64_t p);
 
 /*
  h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;

@@ -74,6 +74,10 @@ pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LONG_LEN: usize = 1024;
 /// The shorter length from which the unbalanced rule above applies.
 pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LEN: usize = 3;
 
+/// Multipoint evaluation over Z by residues modulo 50-bit primes and CRT while the values have at
+/// most this many bits, one point at a time above (the CRT is quadratic in the prime count).
+pub const ZPOLY_EVALUATE_MULTI_MODULAR_MAX_BITS: u64 = 1 << 14;
+
 // ---- Integers ----
 
 /// Shorter operand (limbs) from which the multi-modular NTT product beats GMP's `mpn_mul` (1 thread,

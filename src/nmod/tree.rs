@@ -174,9 +174,9 @@ pub(crate) fn depth(n: usize) -> usize {
 }
 
 /// The largest transform a tree of n points uses: products at size 2^L, the root's inverse at
-/// 2^⌈log2(n − 1)⌉, evaluation's truncated product and divisions by the root at up to 4·2^L.
+/// 2^⌈log2(n − 1)⌉, evaluation's truncated product and divisions by the root at up to 2·2^L.
 pub(crate) fn field_size(n: usize) -> usize {
-    4 * n.next_power_of_two()
+    2 * n.next_power_of_two()
 }
 
 /// `InvalidArgument` unless p is an odd prime < 2^63, n ≥ 1 and every point is < p.
