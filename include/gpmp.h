@@ -626,6 +626,118 @@ enum gpmp_status gpmp_poly_mul_ptr(mpz_ptr *h,
                                    size_t glen);
 
 /*
+ values\[i\] = f(points\[i\]) exactly, i < n (points may repeat; all 0 when flen = 0). Values of
+ at most 2^14 bits (bound: bits(max|f_j|) + bits(max|u|)·(flen − 1) + ⌈log2 flen⌉) by subproduct
+ trees modulo 50-bit primes and CRT, larger ones one point at a time by halving f.
+
+ # Safety
+ f holds flen, points and values hold n initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_evaluate(mpz_t *values,
+                                    const mpz_t *f,
+                                    size_t flen,
+                                    const mpz_t *points,
+                                    size_t n);
+
+/*
+ `gpmp_poly_evaluate` over arrays of pointers (the values\[i\] distinct; they may point to inputs).
+
+ # Safety
+ Arrays of valid pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_evaluate_ptr(mpz_ptr *values,
+                                        const mpz_srcptr *f,
+                                        size_t flen,
+                                        const mpz_srcptr *points,
+                                        size_t n);
+
+/*
+ The unique f ∈ Q\[x\] of degree < n with f(points\[i\]) = values\[i\] (n ≥ 1 distinct points), as
+ num/den: writes the n coefficients of num ∈ Z\[x\] and den > 0, with gcd(den, content(num)) = 1.
+ Modular interpolation with rational reconstruction, checked exactly; `GPMP_SIZE_TOO_LARGE` when
+ num and den together need more than about 10^5 bits.
+
+ # Safety
+ points, values and num hold n initialised `mpz_t`; den is an initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_interpolate(mpz_t *num,
+                                       mpz_t *den,
+                                       const mpz_t *points,
+                                       const mpz_t *values,
+                                       size_t n);
+
+/*
+ `gpmp_poly_interpolate` over arrays of pointers.
+
+ # Safety
+ Arrays of valid pointers to initialised `mpz_t`; den an initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_interpolate_ptr(mpz_ptr *num,
+                                           mpz_ptr den,
+                                           const mpz_srcptr *points,
+                                           const mpz_srcptr *values,
+                                           size_t n);
+
+/*
+ a = q·b + r with deg r < deg b over Z: q gets alen − blen + 1 coefficients (none when
+ alen < blen), r gets blen − 1. Needs lc(b) = ±1, unless b divides a exactly (then r = 0);
+ otherwise `GPMP_INVALID_ARGUMENT`, as for blen = 0 or a zero leading coefficient. q or r may be
+ NULL when not wanted. Classical division over GMP on the calling thread.
+
+ # Safety
+ a, b hold alen, blen initialised `mpz_t`; q, r (when not NULL) the lengths above.
+ */
+enum gpmp_status gpmp_poly_divrem(mpz_t *q,
+                                  mpz_t *r,
+                                  const mpz_t *a,
+                                  size_t alen,
+                                  const mpz_t *b,
+                                  size_t blen);
+
+/*
+ `gpmp_poly_divrem` over arrays of pointers.
+
+ # Safety
+ Arrays of valid pointers to initialised `mpz_t` (q, r may be NULL).
+ */
+enum gpmp_status gpmp_poly_divrem_ptr(mpz_ptr *q,
+                                      mpz_ptr *r,
+                                      const mpz_srcptr *a,
+                                      size_t alen,
+                                      const mpz_srcptr *b,
+                                      size_t blen);
+
+/*
+ lc(b)^d·a = q·b + r with d = alen − blen + 1 (FLINT's `fmpz_poly_pseudo_divrem`): q gets d
+ coefficients, r gets blen − 1; when alen < blen, d = 0, r = a. q, r or d may be NULL when not
+ wanted. Classical pseudo-division over GMP on the calling thread.
+
+ # Safety
+ As `gpmp_poly_divrem`; d (when not NULL) points to an `unsigned long`.
+ */
+enum gpmp_status gpmp_poly_pseudo_divrem(mpz_t *q,
+                                         mpz_t *r,
+                                         unsigned long *d,
+                                         const mpz_t *a,
+                                         size_t alen,
+                                         const mpz_t *b,
+                                         size_t blen);
+
+/*
+ `gpmp_poly_pseudo_divrem` over arrays of pointers.
+
+ # Safety
+ As `gpmp_poly_divrem_ptr`; d as in `gpmp_poly_pseudo_divrem`.
+ */
+enum gpmp_status gpmp_poly_pseudo_divrem_ptr(mpz_ptr *q,
+                                             mpz_ptr *r,
+                                             unsigned long *d,
+                                             const mpz_srcptr *a,
+                                             size_t alen,
+                                             const mpz_srcptr *b,
+                                             size_t blen);
+
+/*
  The library version, e.g. "0.1.0".
  */
 const char *gpmp_version(void);

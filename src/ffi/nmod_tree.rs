@@ -252,18 +252,22 @@ mod tests {
     fn division_calls() {
         let p = 7u64;
         unsafe {
-            // (x^3 + 2x + 5) = (x + 3)(x^2 + 4x + 5) + (−10 mod 7 = 4): check a = q·b + r.
+            // x^3 + 2x + 5 = (x + 3)(x^2 − 3x + 11) − 28 = (x + 3)(x^2 + 4x + 4) mod 7.
             let a = [5u64, 2, 0, 1];
             let b = [3u64, 1];
             let (mut q, mut r) = ([0u64; 3], [0u64; 1]);
             assert_eq!(gpmp_nmod_poly_divrem(q.as_mut_ptr(), r.as_mut_ptr(), a.as_ptr(), 4, b.as_ptr(), 2, p), GPMP_SUCCESS);
-            assert_eq!((q, r), ([2, 4, 1], [4]));
+            assert_eq!((q, r), ([4, 4, 1], [0]));
             let mut x = a;
             assert_eq!(gpmp_nmod_poly_divrem(x.as_mut_ptr(), std::ptr::null_mut(), x.as_ptr(), 4, b.as_ptr(), 2, p), GPMP_SUCCESS);
-            assert_eq!(x[..3], [2, 4, 1], "q aliasing a");
+            assert_eq!(x[..3], [4, 4, 1], "q aliasing a");
+            // x^3 + 2x + 6 = (x + 3)(x^2 + 4x + 4) + 1 mod 7.
             let mut y = b;
-            assert_eq!(gpmp_nmod_poly_divrem(std::ptr::null_mut(), y.as_mut_ptr(), a.as_ptr(), 4, y.as_ptr(), 2, p), GPMP_SUCCESS);
-            assert_eq!(y[0], 4, "r aliasing b");
+            assert_eq!(
+                gpmp_nmod_poly_divrem(std::ptr::null_mut(), y.as_mut_ptr(), [6u64, 2, 0, 1].as_ptr(), 4, y.as_ptr(), 2, p),
+                GPMP_SUCCESS
+            );
+            assert_eq!(y[0], 1, "r aliasing b");
             let mut o = [9u64; 3];
             assert_eq!(gpmp_nmod_poly_divrem(o.as_mut_ptr(), o.as_mut_ptr(), a.as_ptr(), 4, b.as_ptr(), 0, p), GPMP_INVALID_ARGUMENT);
             assert_eq!(

@@ -14,4 +14,5 @@ pub mod poly_mul;
 pub mod prime;
 pub mod reduce;
 pub mod scratch;
+pub mod subinverse;
 pub mod tree;

@@ -138,7 +138,8 @@ mod tests {
             .collect()
     }
 
-    fn trim(mut x: Vec<Coef>) -> Vec<Coef> {
+    fn trim(x: Vec<Coef>) -> Vec<Coef> {
+        let mut x: Vec<Coef> = x.iter().map(|c| Mpz::from_coef(IntRef::new(c.0, &c.1)).to_coef()).collect();
         while x.last().is_some_and(|c| c.1.is_empty()) {
             x.pop();
         }
