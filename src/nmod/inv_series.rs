@@ -63,7 +63,7 @@ fn newton_step(field: &NttField, f: &[u64], g: &mut Vec<u64>, m: usize) -> Resul
     field.read(&sf, n, k, &mut e[..top - k]);
     if m > n {
         let mut w0 = [0u64];
-        field.read(&sf, n, 0, &mut w0);
+        field.read_signed(&mut sf, n, 0, &mut w0);
         e[n - k] = field.m.sub(1, w0[0]);
     }
     let mut d = vec![0u64; m - k];

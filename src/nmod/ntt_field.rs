@@ -9,9 +9,10 @@
 //!   2^(b+1), b the bit length of 2·max_n·(p − 1)². A coefficient read back is then an integer v,
 //!   a sum of at most 2n products x_i·y_j of residues (operands are folded modulo x^n + 1 in Z/pZ
 //!   before they are reduced modulo q_i, so one transform holds at most n of them, and at most two
-//!   products are summed), with signs when the product wraps: |v| < 2^b = K. The rows hold
-//!   v + K ∈ [0, Q) after adding K mod q_i, Garner's digits give (v + K) mod p
-//!   ([`Crt::reduce_range`]), and K mod p is subtracted.
+//!   products are summed), with signs when the product wraps: |v| < 2^b = K. A coefficient the
+//!   wrap-around does not reach is a plain sum, v ∈ [0, Q): Garner's digits give v mod p
+//!   ([`Crt::reduce_range`], [`NttField::read`]); a wrapped one is read as v + K ∈ [0, Q) after
+//!   adding K mod q_i to the rows, and K mod p is subtracted ([`NttField::read_signed`]).
 //!
 //! Reading only the coefficients that the wrap-around does not touch, or whose wrapped part is
 //! known, gives truncated and middle products at one transform size (see the callers).
@@ -20,7 +21,7 @@ use super::crt::Crt;
 use super::plan::{plan, Plan, MIN_NTT};
 use super::prime::powmod;
 use super::reduce::Modulus;
-use crate::int::try_zeroed;
+use super::scratch::Pooled;
 use crate::{invalid, Result};
 use std::sync::Arc;
 
@@ -108,9 +109,10 @@ impl NttField {
         self.rows.len() * n
     }
 
-    /// A zeroed buffer for one spectrum of size n.
-    pub fn spectrum(&self, n: usize) -> Result<Vec<u64>> {
-        try_zeroed(self.spectrum_len(n))
+    /// A buffer for one spectrum of size n (arbitrary contents; large ones come from the scratch
+    /// pool and return to it when dropped).
+    pub fn spectrum(&self, n: usize) -> Result<Pooled> {
+        Pooled::take(self.spectrum_len(n))
     }
 
     /// The transform size for a result that must hold `len` coefficients: the power of two ≥ len,
@@ -139,9 +141,7 @@ impl NttField {
             if self.recon.is_none() {
                 o[..x.len()].copy_from_slice(x);
             } else {
-                for (d, &v) in o.iter_mut().zip(x) {
-                    *d = row.q.reduce(v);
-                }
+                reduce_slice(x, row.q.p, &mut o[..x.len()]);
             }
             o[x.len()..].fill(0);
             row.plans[k].fwd(o);
@@ -184,33 +184,48 @@ impl NttField {
     }
 
     /// Inverse transform of a scaled spectrum of size n (destroyed), then out\[j\] = coefficient
-    /// first + j mod p (first + out.len() ≤ n).
+    /// first + j mod p (first + out.len() ≤ n), for coefficients the wrap-around does not reach.
     pub fn inv(&self, spec: &mut [u64], n: usize, first: usize, out: &mut [u64]) {
         self.inv_rows(spec, n);
         self.read(spec, n, first, out);
     }
 
+    /// [`NttField::inv`] for coefficients that may hold wrapped (subtracted) terms.
+    pub fn inv_signed(&self, spec: &mut [u64], n: usize, first: usize, out: &mut [u64]) {
+        self.inv_rows(spec, n);
+        self.read_signed(spec, n, first, out);
+    }
+
     /// The inverse transforms of the rows of a scaled spectrum of size n, in place; read the
-    /// coefficients with [`NttField::read`] (several ranges may be read).
+    /// coefficients with [`NttField::read`] or [`NttField::read_signed`] (disjoint ranges).
     pub fn inv_rows(&self, spec: &mut [u64], n: usize) {
         let k = plan_index(n);
         for (row, x) in self.rows.iter().zip(spec.chunks_exact_mut(n)) {
             row.plans[k].inv(x);
-            if self.recon.is_some() {
-                for v in x.iter_mut() {
-                    *v = row.q.add(*v, row.offset);
-                }
-            }
         }
     }
 
-    /// out\[j\] = coefficient first + j mod p of rows left by [`NttField::inv_rows`].
+    /// out\[j\] = coefficient first + j mod p of rows left by [`NttField::inv_rows`], for
+    /// coefficients the wrap-around does not reach (v ∈ [0, Q) over Z).
     pub fn read(&self, spec: &[u64], n: usize, first: usize, out: &mut [u64]) {
         debug_assert!(first + out.len() <= n);
+        match &self.recon {
+            None => out.copy_from_slice(&spec[first..first + out.len()]),
+            Some(r) => r.crt.reduce_range(spec, n, first, &r.w, &self.m, out),
+        }
+    }
+
+    /// [`NttField::read`] for coefficients with wrapped terms (|v| < K over Z); adds K to the range
+    /// of the rows, so a range is read once.
+    pub fn read_signed(&self, spec: &mut [u64], n: usize, first: usize, out: &mut [u64]) {
         let Some(r) = &self.recon else {
-            out.copy_from_slice(&spec[first..first + out.len()]);
-            return;
+            return self.read(spec, n, first, out);
         };
+        for (row, x) in self.rows.iter().zip(spec.chunks_exact_mut(n)) {
+            for v in &mut x[first..first + out.len()] {
+                *v = row.q.add(*v, row.offset);
+            }
+        }
         r.crt.reduce_range(spec, n, first, &r.w, &self.m, out);
         for v in out.iter_mut() {
             *v = self.m.sub(*v, r.offset_p);
@@ -267,7 +282,9 @@ impl NttField {
         self.fwd(g, n, &mut b);
         self.mul(&mut a, &b, n);
         let l = len.min(n).min(full);
-        self.inv(&mut a, n, 0, &mut h[..l]);
+        self.inv_rows(&mut a, n);
+        self.read_signed(&mut a, n, 0, &mut h[..wrap]);
+        self.read(&a, n, wrap, &mut h[wrap..l]);
         h[l..].fill(0);
         let m = &self.m;
         for (t, ht) in h.iter_mut().enumerate().take(wrap) {
@@ -285,6 +302,35 @@ impl NttField {
         }
         Ok(())
     }
+}
+
+/// out_i = x_i mod q for x_i < 2^63 and a prime 2^20 < q < 2^63 (the CRT rows' 50-bit primes): the
+/// quotient estimate ⌊x_i·(1/q)⌋ in doubles is within 1 of ⌊x_i/q⌋ (relative error < 2^−50 on a
+/// quotient < 2^43), so x_i − e·q ∈ (−q, 2q) and two corrections finish; AVX-512 where present.
+fn reduce_slice(x: &[u64], q: u64, out: &mut [u64]) {
+    debug_assert!(q > 1 << 20 && x.iter().all(|&v| v < 1 << 63));
+    #[inline(always)]
+    fn run(x: &[u64], q: u64, out: &mut [u64]) {
+        let inv = 1.0 / q as f64;
+        let qi = q as i64;
+        for (o, &v) in out.iter_mut().zip(x) {
+            let e = ((v as f64) * inv) as u64;
+            let r = v.wrapping_sub(e.wrapping_mul(q)) as i64;
+            let r = if r < 0 { r + qi } else { r };
+            *o = (if r >= qi { r - qi } else { r }) as u64;
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    unsafe fn avx512(x: &[u64], q: u64, out: &mut [u64]) {
+        run(x, q, out)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512dq") {
+        // SAFETY: the features were detected.
+        return unsafe { avx512(x, q, out) };
+    }
+    run(x, q, out)
 }
 
 /// The bit length of pairs·(p − 1)² (pairs ≤ 2^64).
@@ -362,7 +408,7 @@ mod tests {
             field.fwd(&y, n, &mut b);
             field.mul(&mut a, &b, n);
             let mut h = vec![0; n];
-            field.inv(&mut a, n, 0, &mut h);
+            field.inv_signed(&mut a, n, 0, &mut h);
             let full = naive(&x, &y, p);
             let mut want = vec![0u64; n];
             for (i, &c) in full.iter().enumerate() {

@@ -103,7 +103,7 @@ pub fn remainder(field: &NttField, a: &[u64], b: &[u64], q: &[u64]) -> Result<Ve
     field.fwd(q, n, &mut sq);
     field.fwd(b, n, &mut sb);
     field.mul(&mut sq, &sb, n);
-    field.inv(&mut sq, n, 0, &mut r);
+    field.inv_signed(&mut sq, n, 0, &mut r);
     for (t, rt) in r.iter_mut().enumerate() {
         // c_t = w_t + a_(t+N) − a_(t+2N) + …
         let mut c = *rt;
