@@ -9,7 +9,9 @@
 //!     transposed remainder tree (`nmod::evaluate`, what `gpmp_nmod_poly_evaluate` runs), the
 //!     subinverse tree and evaluation by fast remainders (`nmod::subinverse`), interpolation, and one
 //!     product of two n/2-coefficient polynomials for scale (best of ≥ 3 runs and 0.5 s).
-//!     FLINT's trees: bench/nmod_tree_flint.c.
+//!     FLINT's trees: bench/nmod_tree_flint.c;
+//! (4) `zeval`: multipoint evaluation over Z by its two methods (`zpoly::evaluate::Method`) on the
+//!     same inputs, for the crossover `ZPOLY_EVALUATE_MULTI_MODULAR_MAX_BITS` (values' bit bound B).
 //! tfhe-ntt's output is in bit-reversed order; the last two columns of (1) add an in-place bit
 //! reversal (`bit_reverse`) to it: what a caller of tfhe-ntt pays for gpmp's natural order.
 //! Process CPU time at 1 thread (the default), wall time above (see `now`): the NTT table takes
@@ -38,7 +40,7 @@ fn main() {
     gpmp::runtime::set_num_threads(threads).unwrap();
     let p50 = prime::fourier_prime(50, 0).unwrap();
     let p62 = prime::fourier_prime(62, 0).unwrap();
-    let only = std::env::args().skip(1).find(|a| a == "ntt" || a == "mul" || a == "tree");
+    let only = std::env::args().skip(1).find(|a| a == "ntt" || a == "mul" || a == "tree" || a == "zeval");
     let run = |part: &str| only.as_deref().is_none_or(|o| o == part);
     if run("ntt") {
         ntt_table(p50, p62, threads);
@@ -48,6 +50,28 @@ fn main() {
     }
     if run("tree") {
         tree_table(p62, threads);
+    }
+    if run("zeval") {
+        zeval_table(threads);
+    }
+}
+
+/// Table (4) of the module doc.
+fn zeval_table(threads: usize) {
+    use gpmp::zpoly::evaluate::{evaluate_by, value_bits, Method};
+    println!("\n## Evaluation over Z: multi-modular against one point at a time, {threads} thread(s), ms\n");
+    println!("| flen = n | coefficient bits | point bits | B | multi-modular | by points | ratio |");
+    println!("|---|--:|--:|--:|--:|--:|--:|");
+    let mut rng = Rng(9);
+    for &(n, bf, bu) in
+        &[(256usize, 64u64, 8u64), (256, 64, 32), (1024, 64, 2), (1024, 64, 8), (1024, 64, 16), (4096, 64, 2), (4096, 64, 4)]
+    {
+        let f = gpmp::testing::poly(&mut rng, n, bf, 0);
+        let u = gpmp::testing::poly(&mut rng, n, bu, 0);
+        let (fv, uv) = (gpmp::testing::views(&f), gpmp::testing::views(&u));
+        let ms = |m: Method| best_s(2, 0.3, usize::MAX, || drop(evaluate_by(&fv, &uv, m).unwrap())) * 1e3;
+        let (a, b) = (ms(Method::MultiModular), ms(Method::ByPoints));
+        println!("| {n} | {bf} | {bu} | {} | {a:.2} | {b:.2} | {:.2} |", value_bits(&fv, &uv), a / b);
     }
 }
 
@@ -86,6 +110,31 @@ fn tree_table(p62: u64, threads: usize) {
                 poly_mul::poly_mul(&a, &b, p).unwrap();
             });
             println!("| 2^{lg} | {p} | {t_tree:.2} | {t_eval:.2} | {t_sub:.2} | {t_rem:.2} | {t_int:.2} | {t_mul:.3} |");
+        }
+    }
+    // The schoolbook levels: tree + evaluation + interpolation by H (NMOD_TREE_PLAIN_MAX_LEN = 2^H).
+    println!("\n| n | p | H = 3 | H = 4 | H = 5 | H = 6 | H = 7 |\n|---|---|--:|--:|--:|--:|--:|");
+    for p in [p62, (1u64 << 63) - 25] {
+        for lg in [12, 14, 16] {
+            let n = 1usize << lg;
+            let f = rand_vec(n, p, 5);
+            let mut u = rand_vec(n, p, 6);
+            u.sort_unstable();
+            u.dedup();
+            while u.len() < n {
+                u.push((u.last().unwrap() + 1) % p);
+            }
+            let cells: Vec<String> = (3..=7)
+                .map(|h| {
+                    let t = best_s(3, 0.5, usize::MAX, || {
+                        let tree = Tree::with_plain_levels(&u, p, h).unwrap();
+                        let v = evaluate::evaluate(&tree, &f).unwrap();
+                        interpolate::interpolate(&tree, &v).unwrap();
+                    });
+                    format!("{:.2}", t * 1e3)
+                })
+                .collect();
+            println!("| 2^{lg} | {p} | {} |", cells.join(" | "));
         }
     }
 }

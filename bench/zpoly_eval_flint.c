@@ -21,6 +21,7 @@
 #include <flint/flint.h>
 #include <flint/fmpz.h>
 #include <flint/fmpz_poly.h>
+#include <flint/fmpz_vec.h>
 #include "gpmp.h"
 
 static double now(void) {

@@ -20,12 +20,14 @@
 //!
 //! Cost: three transforms of size 2^i per node of level i > H, plus the start; the tree's own cost
 //! is [`Tree::new`]'s.
-use super::ntt_field::schoolbook;
+use super::ntt_field::Acc;
 use super::poly_divrem::{divrem_checked, newton};
 use super::prime::check_reduced;
 use super::reduce::Modulus;
 use super::tree::{check_points, Tree, H};
-use crate::tuning::{NMOD_POLY_DIVREM_NEWTON_MIN_LEN, NMOD_POLY_EVALUATE_HORNER_MAX_WORK, NMOD_POLY_MUL_SCHOOLBOOK_MAX_LEN};
+use crate::tuning::{
+    NMOD_NTT_FIELD_PARALLEL_MIN_N, NMOD_POLY_DIVREM_NEWTON_MIN_LEN, NMOD_POLY_EVALUATE_HORNER_MAX_WORK, NMOD_POLY_MUL_SCHOOLBOOK_MAX_LEN,
+};
 use crate::Result;
 use rayon::prelude::*;
 
@@ -50,7 +52,7 @@ pub fn evaluate_vec(f: &[u64], points: &[u64], p: u64) -> Result<Vec<u64>> {
         let m = Modulus::new(p);
         return Ok(points.iter().map(|&u| horner(f, u, &m)).collect());
     }
-    let tree = Tree::build(points, p)?;
+    let tree = Tree::build(points, p, H)?;
     evaluate_checked(&tree, f)
 }
 
@@ -88,12 +90,12 @@ pub(crate) fn evaluate_checked(tree: &Tree, f: &[u64]) -> Result<Vec<u64>> {
     g.reverse();
     let l = tree.depth() - 1;
     let cur = crate::interrupt::current();
-    for i in (H + 1..=l).rev() {
+    for i in (tree.h + 1..=l).rev() {
         crate::interrupt::checkpoint()?;
         let w = 1usize << i;
         g.par_chunks_mut(w).enumerate().with_min_len((1 << 14 >> i).max(1)).try_for_each_init(
-            || (field.spectrum(w), field.spectrum(w)),
-            |(s, t), (j, rg)| -> Result<()> {
+            || (field.spectrum(w), field.spectrum(w), Vec::new(), Vec::new()),
+            |(s, t, xa, xb), (j, rg)| -> Result<()> {
                 cur.check()?;
                 let (s, t) = (s.as_mut().map_err(|e| e.clone())?, t.as_mut().map_err(|e| e.clone())?);
                 let d = rg.len();
@@ -105,24 +107,36 @@ pub(crate) fn evaluate_checked(tree: &Tree, f: &[u64]) -> Result<Vec<u64>> {
                 field.fwd(rg, w, s);
                 t.copy_from_slice(s);
                 // rg_A = rg_P[..dA] + (b·rg_P)[dB..d], rg_B = rg_P[..dB] + (a·rg_P)[dA..d].
-                field.mul(s, tree.spectrum(i - 1, 2 * j + 1), w);
-                field.mul(t, tree.spectrum(i - 1, 2 * j), w);
-                let (mut xa, mut xb) = (vec![0u64; da], vec![0u64; db]);
-                field.inv(s, w, db, &mut xa);
-                field.inv(t, w, da, &mut xb);
+                xa.resize(da, 0);
+                xb.resize(db, 0);
+                let (sb, sa) = (tree.spectrum(i - 1, 2 * j + 1), tree.spectrum(i - 1, 2 * j));
+                let mut left = || {
+                    field.mul(s, sb, w);
+                    field.inv(s, w, db, xa);
+                };
+                let mut right = || {
+                    field.mul(t, sa, w);
+                    field.inv(t, w, da, xb);
+                };
+                if w >= NMOD_NTT_FIELD_PARALLEL_MIN_N {
+                    rayon::join(left, right);
+                } else {
+                    left();
+                    right();
+                }
                 for (v, &x) in xb.iter_mut().zip(rg.iter()) {
                     *v = m.add(*v, x);
                 }
-                for (v, &x) in rg[..da].iter_mut().zip(&xa) {
+                for (v, &x) in rg[..da].iter_mut().zip(xa.iter()) {
                     *v = m.add(*v, x);
                 }
-                rg[da..].copy_from_slice(&xb);
+                rg[da..].copy_from_slice(xb);
                 Ok(())
             },
         )?;
     }
     // Levels min(H, L) .. 1 by schoolbook, one subtree of 2^H points per task.
-    let top = H.min(l);
+    let top = tree.h.min(l);
     let ws = 1usize << top;
     g.par_chunks_mut(ws).enumerate().with_min_len((1 << 12 >> top).max(1)).try_for_each(|(s, sub)| -> Result<()> {
         cur.check()?;
@@ -147,21 +161,27 @@ pub(crate) fn evaluate_checked(tree: &Tree, f: &[u64]) -> Result<Vec<u64>> {
     Ok(g)
 }
 
-/// rg_A, rg_B from rg_P by schoolbook (a: dA, b: dB ≥ 1 coefficients, rg of dA + dB).
+/// rg_A, rg_B from rg_P by schoolbook (a: dA, b: dB ≥ 1 coefficients, rg of dA + dB): only the
+/// slices of the two products that are kept, dA·dB products each.
 fn step_plain(rg: &mut [u64], a: &[u64], b: &[u64], m: &Modulus, tmp: &mut Vec<u64>) {
-    let (da, db, d) = (a.len(), b.len(), rg.len());
-    // (b·rg)[dB + t] and (a·rg)[dA + t]: full products, then the slices.
+    let (da, db) = (a.len(), b.len());
     tmp.clear();
-    tmp.resize(d + da - 1, 0);
-    schoolbook(a, rg, m, tmp);
-    let yb: Vec<u64> = (0..db).map(|t| m.add(rg[t], tmp[da + t])).collect();
-    tmp.clear();
-    tmp.resize(d + db - 1, 0);
-    schoolbook(b, rg, m, tmp);
+    tmp.extend_from_slice(rg);
+    // rg_A[t] = rg[t] + Σ_(j<dB) b_j·rg[dB + t − j]; rg_B[t] = rg[t] + Σ_(j<dA) a_j·rg[dA + t − j].
     for t in 0..da {
-        rg[t] = m.add(rg[t], tmp[db + t]);
+        let mut acc = Acc::default();
+        for (j, &bj) in b.iter().enumerate() {
+            acc.add(bj, tmp[db + t - j]);
+        }
+        rg[t] = m.add(tmp[t], acc.reduce(m));
     }
-    rg[da..].copy_from_slice(&yb);
+    for t in 0..db {
+        let mut acc = Acc::default();
+        for (j, &aj) in a.iter().enumerate() {
+            acc.add(aj, tmp[da + t - j]);
+        }
+        rg[da + t] = m.add(tmp[t], acc.reduce(m));
+    }
 }
 
 #[cfg(test)]

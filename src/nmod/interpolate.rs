@@ -11,10 +11,11 @@
 //! domain: two forward transforms of size 2^i and one inverse a node, with the spectra of a and b
 //! kept by the [`Tree`]. Levels up to H by schoolbook, one subtree of 2^H points per task.
 use super::evaluate::evaluate_checked;
-use super::ntt_field::schoolbook;
+use super::ntt_field::Acc;
 use super::prime::{check_reduced, invmod};
 use super::reduce::Modulus;
-use super::tree::{add_shifted, Tree, H};
+use super::tree::{add_shifted, Tree};
+use crate::tuning::NMOD_NTT_FIELD_PARALLEL_MIN_N;
 use crate::{Error, Result};
 use rayon::prelude::*;
 
@@ -95,7 +96,7 @@ fn combine(tree: &Tree, g: &mut [u64]) -> Result<()> {
     let m = field.m;
     let l = tree.depth() - 1;
     let cur = crate::interrupt::current();
-    let top = H.min(l);
+    let top = tree.h.min(l);
     let ws = 1usize << top;
     g.par_chunks_mut(ws).enumerate().with_min_len((1 << 12 >> top).max(1)).try_for_each(|(s, sub)| -> Result<()> {
         cur.check()?;
@@ -114,12 +115,12 @@ fn combine(tree: &Tree, g: &mut [u64]) -> Result<()> {
         }
         Ok(())
     })?;
-    for i in H + 1..=l {
+    for i in tree.h + 1..=l {
         crate::interrupt::checkpoint()?;
         let w = 1usize << i;
         g.par_chunks_mut(w).enumerate().with_min_len((1 << 14 >> i).max(1)).try_for_each_init(
-            || (field.spectrum(w), field.spectrum(w), field.spectrum(w)),
-            |(fa, fb, acc), (j, v)| -> Result<()> {
+            || (field.spectrum(w), field.spectrum(w), field.spectrum(w), Vec::new()),
+            |(fa, fb, acc, out), (j, v)| -> Result<()> {
                 cur.check()?;
                 let (fa, fb, acc) =
                     (fa.as_mut().map_err(|e| e.clone())?, fb.as_mut().map_err(|e| e.clone())?, acc.as_mut().map_err(|e| e.clone())?);
@@ -129,16 +130,21 @@ fn combine(tree: &Tree, g: &mut [u64]) -> Result<()> {
                     return Ok(());
                 }
                 let (ia, ib) = v.split_at(da);
-                field.fwd(ia, w, fa);
-                field.fwd(ib, w, fb);
+                if w >= NMOD_NTT_FIELD_PARALLEL_MIN_N {
+                    rayon::join(|| field.fwd(ia, w, fa), || field.fwd(ib, w, fb));
+                } else {
+                    field.fwd(ia, w, fa);
+                    field.fwd(ib, w, fb);
+                }
                 acc.fill(0);
                 field.mul_acc(acc, fb, tree.spectrum(i - 1, 2 * j), w);
                 field.mul_acc(acc, fa, tree.spectrum(i - 1, 2 * j + 1), w);
                 field.normalize(acc, w);
-                let mut out = vec![0u64; d];
+                out.clear();
+                out.resize(d, 0);
                 field.inv(acc, w, 0, &mut out[..d - 1]);
-                add_shifted(&mut out, ia, ib, &m);
-                v.copy_from_slice(&out);
+                add_shifted(out, ia, ib, &m);
+                v.copy_from_slice(out);
                 Ok(())
             },
         )?;
@@ -146,21 +152,27 @@ fn combine(tree: &Tree, g: &mut [u64]) -> Result<()> {
     Ok(())
 }
 
-/// I_P from I_A = v\[..dA\], I_B = v\[dA..\] by schoolbook (a: dA, b: dB ≥ 1 coefficients).
+/// I_P from I_A = v\[..dA\], I_B = v\[dA..\] by schoolbook (a: dA, b: dB ≥ 1 coefficients):
+/// I_P\[k\] = Σ a_i·I_B\[k − i\] + Σ b_i·I_A\[k − i\] + I_B\[k − dA\] + I_A\[k − dB\].
 fn step_plain(v: &mut [u64], a: &[u64], b: &[u64], m: &Modulus, tmp: &mut Vec<u64>) {
-    let (da, d) = (a.len(), v.len());
-    let (ia, ib) = v.split_at(da);
-    let mut out = vec![0u64; d];
+    let (da, db, d) = (a.len(), b.len(), v.len());
     tmp.clear();
-    tmp.resize(d - 1, 0);
-    schoolbook(a, ib, m, tmp);
-    out[..d - 1].copy_from_slice(tmp);
-    schoolbook(b, ia, m, tmp);
-    for (o, &t) in out.iter_mut().zip(tmp.iter()) {
-        *o = m.add(*o, t);
+    tmp.extend_from_slice(v);
+    let (ia, ib) = tmp.split_at(da);
+    for (k, vk) in v.iter_mut().enumerate().take(d - 1) {
+        let mut acc = Acc::default();
+        // a·I_B: i < dA, k − i < dB.
+        for i in k.saturating_sub(db - 1)..=k.min(da - 1) {
+            acc.add(a[i], ib[k - i]);
+        }
+        // b·I_A: i < dB, k − i < dA.
+        for i in k.saturating_sub(da - 1)..=k.min(db - 1) {
+            acc.add(b[i], ia[k - i]);
+        }
+        *vk = acc.reduce(m);
     }
-    add_shifted(&mut out, ia, ib, m);
-    v.copy_from_slice(&out);
+    v[d - 1] = 0;
+    add_shifted(v, ia, ib, m);
 }
 
 #[cfg(test)]

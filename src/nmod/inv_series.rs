@@ -87,14 +87,11 @@ pub fn basecase(f: &[u64], n: usize, m: &super::reduce::Modulus) -> Vec<u64> {
     let mut g = Vec::with_capacity(n);
     g.push(c);
     for t in 1..n {
-        let mut acc = 0u128;
+        let mut acc = super::ntt_field::Acc::default();
         for j in 1..=t.min(f.len() - 1) {
-            acc += f[j] as u128 * g[t - j] as u128;
-            if acc >> 127 != 0 {
-                acc = m.reduce_u128(acc) as u128;
-            }
+            acc.add(f[j], g[t - j]);
         }
-        g.push(m.neg(m.mul_shoup(m.reduce_u128(acc), c, cs)));
+        g.push(m.neg(m.mul_shoup(acc.reduce(m), c, cs)));
     }
     g
 }

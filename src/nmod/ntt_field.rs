@@ -22,7 +22,9 @@ use super::plan::{plan, Plan, MIN_NTT};
 use super::prime::powmod;
 use super::reduce::Modulus;
 use super::scratch::Pooled;
+use crate::tuning::NMOD_NTT_FIELD_PARALLEL_MIN_N;
 use crate::{invalid, Result};
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// One NTT prime of a field: its modulus, its plans (index log2 n − 4) and K mod q.
@@ -137,7 +139,7 @@ impl NttField {
             x
         };
         let k = plan_index(n);
-        for (row, o) in self.rows.iter().zip(out.chunks_exact_mut(n)) {
+        let one = |row: &Row, o: &mut [u64]| {
             if self.recon.is_none() {
                 o[..x.len()].copy_from_slice(x);
             } else {
@@ -145,6 +147,11 @@ impl NttField {
             }
             o[x.len()..].fill(0);
             row.plans[k].fwd(o);
+        };
+        if self.rows.len() > 1 && n >= NMOD_NTT_FIELD_PARALLEL_MIN_N {
+            self.rows.par_iter().zip(out.par_chunks_exact_mut(n)).for_each(|(row, o)| one(row, o));
+        } else {
+            self.rows.iter().zip(out.chunks_exact_mut(n)).for_each(|(row, o)| one(row, o));
         }
     }
 
@@ -200,8 +207,10 @@ impl NttField {
     /// coefficients with [`NttField::read`] or [`NttField::read_signed`] (disjoint ranges).
     pub fn inv_rows(&self, spec: &mut [u64], n: usize) {
         let k = plan_index(n);
-        for (row, x) in self.rows.iter().zip(spec.chunks_exact_mut(n)) {
-            row.plans[k].inv(x);
+        if self.rows.len() > 1 && n >= NMOD_NTT_FIELD_PARALLEL_MIN_N {
+            self.rows.par_iter().zip(spec.par_chunks_exact_mut(n)).for_each(|(row, x)| row.plans[k].inv(x));
+        } else {
+            self.rows.iter().zip(spec.chunks_exact_mut(n)).for_each(|(row, x)| row.plans[k].inv(x));
         }
     }
 
@@ -291,14 +300,11 @@ impl NttField {
             // c_(t+n) = Σ f_i·g_(t+n−i), i from t + n − (glen − 1) to flen − 1.
             let s = t + n;
             let lo = s + 1 - g.len();
-            let mut acc = 0u128;
+            let mut acc = Acc::default();
             for i in lo..f.len() {
-                acc += f[i] as u128 * g[s - i] as u128;
-                if acc >> 127 != 0 {
-                    acc = m.reduce_u128(acc) as u128;
-                }
+                acc.add(f[i], g[s - i]);
             }
-            *ht = m.add(*ht, m.reduce_u128(acc));
+            *ht = m.add(*ht, acc.reduce(m));
         }
         Ok(())
     }
@@ -345,21 +351,42 @@ pub fn bound_bits(pairs: u128, p: u64) -> u64 {
     }
 }
 
-/// h = f·g mod p by schoolbook (h of flen + glen − 1 entries), 128-bit accumulators reduced
-/// whenever they pass 2^127 (each term < 2^126).
+/// h = f·g mod p by schoolbook (h of flen + glen − 1 entries), each coefficient summed in an
+/// [`Acc`] and reduced once.
 pub fn schoolbook(f: &[u64], g: &[u64], m: &Modulus, h: &mut [u64]) {
     debug_assert_eq!(h.len(), f.len() + g.len() - 1);
     for (k, hk) in h.iter_mut().enumerate() {
         let lo = k.saturating_sub(g.len() - 1);
         let hi = k.min(f.len() - 1);
-        let mut acc = 0u128;
+        let mut acc = Acc::default();
         for i in lo..=hi {
-            acc += f[i] as u128 * g[k - i] as u128;
-            if acc >> 127 != 0 {
-                acc = m.reduce_u128(acc) as u128;
-            }
+            acc.add(f[i], g[k - i]);
         }
-        *hk = m.reduce_u128(acc);
+        *hk = acc.reduce(m);
+    }
+}
+
+/// A sum of products of residues (each < 2^126) in 192 bits: a u128 and the count of its
+/// overflows, reduced once at the end (no branch per term).
+#[derive(Clone, Copy, Default)]
+pub struct Acc {
+    lo: u128,
+    carries: u64,
+}
+
+impl Acc {
+    /// self += a·b.
+    #[inline(always)]
+    pub fn add(&mut self, a: u64, b: u64) {
+        let (s, c) = self.lo.overflowing_add(a as u128 * b as u128);
+        self.lo = s;
+        self.carries += c as u64;
+    }
+
+    /// The sum mod p.
+    #[inline(always)]
+    pub fn reduce(&self, m: &Modulus) -> u64 {
+        m.reduce_u192(self.carries, self.lo)
     }
 }
 

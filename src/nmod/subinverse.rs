@@ -21,7 +21,7 @@
 use super::inv_series::{basecase, inv_series_with};
 use super::ntt_field::NttField;
 use super::poly_divrem::{divrem_checked, newton};
-use super::tree::{Tree, H};
+use super::tree::Tree;
 use crate::tuning::NMOD_POLY_MUL_SCHOOLBOOK_MAX_LEN;
 use crate::Result;
 use rayon::prelude::*;
@@ -49,7 +49,7 @@ fn rev_trunc(c: &[u64]) -> Vec<u64> {
 
 /// The subinverse tree of `tree` from level min(H, L − 1) (empty for n = 1).
 pub fn build(tree: &Tree) -> Result<Subinverse> {
-    build_from(tree, H)
+    build_from(tree, tree.h)
 }
 
 /// The subinverse tree from level min(base, L − 1).
@@ -177,6 +177,7 @@ mod tests {
     use crate::nmod::evaluate::tests::{horner_oracle, points};
     use crate::nmod::poly_mul::tests::{naive, rand_vec};
     use crate::nmod::prime::fourier_primes;
+    use crate::nmod::tree::H;
 
     /// InvM_(i,j)·rev(M_(i,j)) ≡ 1 mod x^(deg M) at every node, and evaluation by fast remainders
     /// against Horner, for n = 8 (p = 257), 256 (the model's p = 7·2^26 + 1 and base levels 1, 2, 4)

@@ -20,7 +20,7 @@
 use super::inv_series::inv_series_with;
 use super::ntt_field::{schoolbook, NttField};
 use super::prime::{check_modulus, check_reduced};
-use crate::tuning::NMOD_TREE_PLAIN_MAX_LEN;
+use crate::tuning::{NMOD_NTT_FIELD_PARALLEL_MIN_N, NMOD_TREE_PLAIN_MAX_LEN};
 use crate::{invalid, Result};
 use rayon::prelude::*;
 use std::sync::OnceLock;
@@ -38,6 +38,8 @@ pub struct Tree {
     /// 1/rev_n(m) mod x^n.
     pub(crate) root_inv: Vec<u64>,
     pub(crate) weights: OnceLock<Vec<u64>>,
+    /// H: levels up to H run by schoolbook (2^H = [`NMOD_TREE_PLAIN_MAX_LEN`] unless chosen).
+    pub(crate) h: usize,
 }
 
 /// log2 of [`NMOD_TREE_PLAIN_MAX_LEN`]: levels up to H multiply by schoolbook.
@@ -49,11 +51,20 @@ impl Tree {
     pub fn new(points: &[u64], p: u64) -> Result<Tree> {
         check_points(points, p)?;
         check_distinct(points)?;
-        Tree::build(points, p)
+        Tree::build(points, p, H)
+    }
+
+    /// [`Tree::new`] with schoolbook levels up to `h` (3 ≤ h, so that transforms have at least 16
+    /// words): for the benchmark that measures [`NMOD_TREE_PLAIN_MAX_LEN`].
+    #[doc(hidden)]
+    pub fn with_plain_levels(points: &[u64], p: u64, h: usize) -> Result<Tree> {
+        check_points(points, p)?;
+        check_distinct(points)?;
+        Tree::build(points, p, h.max(3))
     }
 
     /// The tree of checked points that may repeat (evaluation needs no distinct points).
-    pub(crate) fn build(points: &[u64], p: u64) -> Result<Tree> {
+    pub(crate) fn build(points: &[u64], p: u64, h: usize) -> Result<Tree> {
         let n = points.len();
         let l = depth(n);
         let field = NttField::new(p, field_size(n))?;
@@ -67,7 +78,7 @@ impl Tree {
             let mut next = crate::int::try_zeroed::<u64>(n)?;
             let prev = &levels[i - 1];
             let cur = crate::interrupt::current();
-            if i <= H {
+            if i <= h {
                 spectra.push(Vec::new());
                 next.par_chunks_mut(w).enumerate().with_min_len((256 >> i).max(1)).try_for_each(|(j, out)| -> Result<()> {
                     cur.check()?;
@@ -87,12 +98,17 @@ impl Tree {
                         let tmp = tmp.as_mut().map_err(|e| e.clone())?;
                         let (a, b) = prev[j * w..j * w + out.len()].split_at((w / 2).min(out.len()));
                         let (sa, sb) = sp.split_at_mut(sl);
-                        field.fwd(a, w, sa);
                         if b.is_empty() {
+                            field.fwd(a, w, sa);
                             out.copy_from_slice(a);
                             return Ok(());
                         }
-                        field.fwd(b, w, sb);
+                        if w >= NMOD_NTT_FIELD_PARALLEL_MIN_N {
+                            rayon::join(|| field.fwd(a, w, sa), || field.fwd(b, w, sb));
+                        } else {
+                            field.fwd(a, w, sa);
+                            field.fwd(b, w, sb);
+                        }
                         tmp.copy_from_slice(sa);
                         field.mul(tmp, sb, w);
                         let d = out.len();
@@ -114,7 +130,7 @@ impl Tree {
         } else {
             inv_series_with(&field, &rev, n)?
         };
-        Ok(Tree { field, points: points.to_vec(), levels, spectra, root_inv, weights: OnceLock::new() })
+        Ok(Tree { field, points: points.to_vec(), levels, spectra, root_inv, weights: OnceLock::new(), h })
     }
 
     /// Number of points.

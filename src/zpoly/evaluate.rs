@@ -66,17 +66,30 @@ pub fn value_bits(f: &[IntRef], points: &[IntRef]) -> u64 {
     max_bits(f) + max_bits(points) * (f.len() as u64 - 1) + ceil_log2(f.len())
 }
 
+/// The two methods of the module doc.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    MultiModular,
+    ByPoints,
+}
+
 /// f(u_i) for every point (n = points.len() values; all zero when f is empty).
 pub fn evaluate(f: &[IntRef], points: &[IntRef]) -> Result<Values> {
+    let method = if value_bits(f, points) <= ZPOLY_EVALUATE_MULTI_MODULAR_MAX_BITS { Method::MultiModular } else { Method::ByPoints };
+    evaluate_by(f, points, method)
+}
+
+/// [`evaluate`] by the given method (for the benchmark that sets the crossover).
+pub fn evaluate_by(f: &[IntRef], points: &[IntRef], method: Method) -> Result<Values> {
     let n = points.len();
     let bits = value_bits(f, points);
     if f.is_empty() || n == 0 || bits == 0 {
         return Ok(Values::Slab(ZSlab::zeros(n, 0)?));
     }
-    if bits <= ZPOLY_EVALUATE_MULTI_MODULAR_MAX_BITS {
-        return multi_modular(f, points, bits).map(Values::Slab);
+    match method {
+        Method::MultiModular => multi_modular(f, points, bits).map(Values::Slab),
+        Method::ByPoints => by_points(f, points).map(Values::Owned),
     }
-    by_points(f, points).map(Values::Owned)
 }
 
 /// The 50-bit Fourier primes for trees of n points whose product exceeds 2^bits (at least
