@@ -15,7 +15,8 @@
  *         _nmod_poly_evaluate_nmod_vec_fast_precomp, _nmod_poly_interpolate_nmod_vec_fast_precomp
  *         with _nmod_poly_interpolation_weights counted in the tree).
  * Division: a of 2n coefficients by b of n, n = 2^14 .. 2^DIVMAXLOG, gpmp_nmod_poly_divrem against
- * nmod_poly_divrem.
+ * nmod_poly_divrem; power series inverse 1/f mod x^n of f of n coefficients, same n,
+ * gpmp_nmod_poly_inv_series against nmod_poly_inv_series.
  * Every gpmp result is compared with FLINT's. Timing: process CPU time (BENCH_CLOCK=wall for wall
  * time), best of at least 3 runs and 0.3 s, the two libraries alternating run by run.
  * Build: make -C bench nmod-tree (see bench/Makefile). */
@@ -167,6 +168,33 @@ static void divrem_case(uint64_t p, int lg) {
     free(a), free(b), free(q), free(r);
 }
 
+static void inv_series_case(uint64_t p, int lg) {
+    size_t n = (size_t)1 << lg;
+    uint64_t *f = malloc(n * 8), *g = malloc(n * 8);
+    for (size_t i = 0; i < n; i++) f[i] = rnd() % p;
+    if (f[0] == 0) f[0] = 1;
+    nmod_poly_t F, G;
+    nmod_poly_init(F, p), nmod_poly_init(G, p);
+    for (size_t i = 0; i < n; i++) nmod_poly_set_coeff_ui(F, (slong)i, f[i]);
+    double tg = 1e30, tf = 1e30, tot = 0;
+    for (int k = 0; k < 50 && (k < 3 || tot < 0.6); k++) {
+        double t0 = now();
+        if (gpmp_nmod_poly_inv_series(g, f, n, n, p)) die("inv_series");
+        double t1 = now();
+        nmod_poly_inv_series(G, F, (slong)n);
+        double t2 = now();
+        tot += t2 - t0;
+        if (t1 - t0 < tg) tg = t1 - t0;
+        if (t2 - t1 < tf) tf = t2 - t1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (g[i] != nmod_poly_get_coeff_ui(G, (slong)i)) { printf("WRONG SERIES COEFFICIENT at %zu\n", i); exit(2); }
+    printf("| 2^%d | %llu | %.2f | %.2f | %.2f |\n", lg, (unsigned long long)p, tg * 1e3, tf * 1e3, tg / tf);
+    fflush(stdout);
+    nmod_poly_clear(F), nmod_poly_clear(G);
+    free(f), free(g);
+}
+
 int main(int argc, char **argv) {
     int threads = argc > 1 ? atoi(argv[1]) : 1;
     int maxlog = argc > 2 ? atoi(argv[2]) : 16;
@@ -184,5 +212,8 @@ int main(int argc, char **argv) {
     printf("\n| n (2n / n) | p | gpmp divrem ms | FLINT nmod_poly_divrem ms | gpmp/FLINT |\n|---|---|--:|--:|--:|\n");
     for (int t = 0; t < 2; t++)
         for (int lg = 14; lg <= divmax; lg += 2) divrem_case(primes[t], lg);
+    printf("\n| n | p | gpmp inv_series ms | FLINT nmod_poly_inv_series ms | gpmp/FLINT |\n|---|---|--:|--:|--:|\n");
+    for (int t = 0; t < 2; t++)
+        for (int lg = 14; lg <= divmax; lg += 2) inv_series_case(primes[t], lg);
     return 0;
 }

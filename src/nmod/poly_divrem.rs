@@ -4,8 +4,9 @@
 //! - Schoolbook while the quotient or the divisor has fewer than
 //!   [`NMOD_POLY_DIVREM_NEWTON_MIN_LEN`] coefficients: m·blen Shoup products (m = alen − blen + 1).
 //! - Otherwise by Newton ([MCA] Algorithm 9.5): with rev_k(h) = x^k·h(1/x),
-//!   rev_(m−1)(q) = rev(a)·rev(b)^(−1) mod x^m (the power series inverse of [`super::inv_series`],
-//!   a truncated product of [`NttField::mullow`]), and r = a − q·b mod x^(blen−1) from one product
+//!   rev_(m−1)(q) = rev(a)·rev(b)^(−1) mod x^m (the power series inverse of [`super::inv_series`]
+//!   to precision ⌈m/2⌉ and the last Newton step merged with the product by rev(a), Karp–Markstein;
+//!   [`newton`] with a kept inverse: a truncated product of [`NttField::mullow`]), and r = a − q·b mod x^(blen−1) from one product
 //!   modulo x^N + 1, N = 2^⌈log2(blen − 1)⌉: there coefficient t < blen − 1 holds
 //!   Σ_(s≥0) (−1)^s·c_(t+sN) of c = q·b, and every c_j with j ≥ blen − 1 equals a_j (mod p) because
 //!   deg r < blen − 1, so c_t = w_t + Σ_(s≥1) (−1)^(s+1)·a_(t+sN).
@@ -58,9 +59,61 @@ pub fn divrem_checked(a: &[u64], b: &[u64], p: u64, field: Option<&NttField>) ->
             &own
         }
     };
+    let q = quotient_karp_markstein(field, a, b)?;
+    let r = remainder(field, a, b, &q)?;
+    Ok((q, r))
+}
+
+/// The quotient (m = alen − blen + 1 ≥ 2 coefficients) by Newton's iteration with the last step
+/// merged into the product by rev(a) (Karp–Markstein): with R = rev(q), A = rev(a) mod x^m,
+/// B = rev(b) mod x^m and g = B^(−1) mod x^k, k = ⌈m/2⌉,
+///
+///   R_0 = A·g mod x^k,  E = (A − R_0·B)/x^k mod x^(m−k),  R = R_0 + x^k·(E·g mod x^(m−k)),
+///
+/// since R·B ≡ A mod x^m and m − k ≤ k. Eight transforms of size N = 2^⌈log2(m − 1)⌉ (g's spectrum
+/// used twice) where the full inverse and a truncated product of size 2N take eleven halves of that.
+/// Modulo x^N + 1 only coefficient 0 of each product is wrapped (m ≤ N + 1): R_0's is
+/// A_0·g_0, and (R_0·B)_N, needed when m = N + 1, is c_0 − (the wrapped value at 0).
+fn quotient_karp_markstein(field: &NttField, a: &[u64], b: &[u64]) -> Result<Vec<u64>> {
+    let m = a.len() - b.len() + 1;
+    let k = m.div_ceil(2);
+    let md = &field.m;
+    let ra: Vec<u64> = a.iter().rev().take(m).copied().collect();
     let rb: Vec<u64> = b.iter().rev().take(m).copied().collect();
-    let g = inv_series_with(field, &rb, m)?;
-    newton(field, a, b, &g)
+    let g = inv_series_with(field, &rb, k)?;
+    let n = field.size_for(m - 1)?;
+    let (mut s, mut sg, mut sb) = (field.spectrum(n)?, field.spectrum(n)?, field.spectrum(n)?);
+    field.fwd(&g, n, &mut sg);
+    // R_0 = A·g mod x^k: 2k − 1 ≤ N + 1 coefficients, at most c_N wraps onto 0.
+    let mut r = vec![0u64; m];
+    field.fwd(&ra[..k], n, &mut s);
+    field.mul(&mut s, &sg, n);
+    field.inv_rows(&mut s, n);
+    field.read(&s, n, 1, &mut r[1..k]);
+    r[0] = md.reduce_u128(ra[0] as u128 * g[0] as u128);
+    // E_t = A_(k+t) − (R_0·B)_(k+t): k + m − 1 ≤ N + k coefficients, wrapped onto 0 .. k − 1 only.
+    field.fwd(&r[..k], n, &mut s);
+    field.fwd(&rb, n, &mut sb);
+    field.mul(&mut s, &sb, n);
+    field.inv_rows(&mut s, n);
+    let top = m.min(n);
+    let mut e = vec![0u64; m - k];
+    field.read(&s, n, k, &mut e[..top - k]);
+    if m > n {
+        // (R_0·B)_N = c_0 − w_0, c_0 = R_0(0)·B(0).
+        let mut w0 = [0u64];
+        field.read_signed(&mut s, n, 0, &mut w0);
+        e[n - k] = md.sub(md.reduce_u128(r[0] as u128 * rb[0] as u128), w0[0]);
+    }
+    for (t, v) in e.iter_mut().enumerate() {
+        *v = md.sub(ra[k + t], *v);
+    }
+    // R_1 = E·g mod x^(m−k): m − 1 ≤ N coefficients, exact.
+    field.fwd(&e, n, &mut s);
+    field.mul(&mut s, &sg, n);
+    field.inv(&mut s, n, 0, &mut r[k..]);
+    r.reverse();
+    Ok(r)
 }
 
 /// The transform size a Newton division of alen by blen coefficients needs at most.
@@ -185,6 +238,10 @@ mod tests {
             (100, 60),
             (200, 100),
             (257, 129),
+            (164, 100),
+            (2049, 1025),
+            (2048, 1),
+            (4100, 2052),
             (1000, 65),
             (1000, 999),
             (2048, 1025),
