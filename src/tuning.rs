@@ -128,8 +128,9 @@ pub const NMOD_INV_SERIES_NEWTON_MIN_LEN: usize = 64;
 pub const NMOD_POLY_DIVREM_NEWTON_MIN_LEN: usize = 64;
 /// Subproduct-tree levels whose nodes have at most this many coefficients (a power of two, 2^H)
 /// multiply, evaluate and interpolate by schoolbook; above, by transforms. Tree + evaluation +
-/// interpolation at n = 2^16, 1 thread, 62-bit Fourier p: 52.4 / 52.1 / 55.3 / 63.2 ms at
-/// 2^H = 8 / 16 / 32 / 64; p = 2^63 − 25: 131.5 / 126.6 / 126.2 / 142.4 (`nmod_bench 1 tree`).
+/// interpolation, 1 thread, ms at 2^H = 8 / 16 / 32 / 64: 62-bit Fourier p, n = 2^16, 48.6 / 47.4 /
+/// 48.3 / 50.7; p = 2^63 − 25 (three CRT rows) 124.6 / 114.4 / 108.6 / 105.6 (`nmod_bench 1 tree`):
+/// the Fourier primes' best, 8 % behind the best for CRT rows.
 pub const NMOD_TREE_PLAIN_MAX_LEN: usize = 16;
 /// The CRT rows of one product mod p transform in parallel from this size on (a transform of 2^13
 /// 50-bit words takes about 40 µs, well above the cost of handing it to another thread).

@@ -159,7 +159,7 @@ pub fn evaluate_by_remainders(tree: &Tree, sub: &Subinverse, f: &[u64]) -> Resul
             for (c, child) in [(2 * j, tree.node(i - 1, 2 * j)), (2 * j + 1, tree.node(i - 1, 2 * j + 1))] {
                 let mut b = child.to_vec();
                 b.push(1);
-                let fast = i - 1 >= sub.base && !sub.levels.is_empty() && child.len() == h && d > child.len();
+                let fast = i > sub.base && !sub.levels.is_empty() && child.len() == h && d > child.len();
                 let part =
                     if fast { newton(field, rem, &b, sub.node(tree, i - 1, c))?.1 } else { divrem_checked(rem, &b, p, Some(field))?.1 };
                 out.extend_from_slice(&part);

@@ -227,8 +227,8 @@ mod tests {
             let (fv, uv) = (views(&f), views(&u));
             let want: Vec<_> = uv.iter().map(|&x| oracle(&fv, x).to_coef()).collect();
             let got = evaluate(&fv, &uv).unwrap();
-            for i in 0..n {
-                assert_eq!((got.get(i).neg, got.get(i).mag.to_vec()), want[i], "flen {flen}, n {n}, bf {bf}, bu {bu}: value {i}");
+            for (i, w) in want.iter().enumerate() {
+                assert_eq!(&(got.get(i).neg, got.get(i).mag.to_vec()), w, "flen {flen}, n {n}, bf {bf}, bu {bu}: value {i}");
             }
             // The other method on the same input.
             let other: Vec<(bool, Vec<u64>)> = if value_bits(&fv, &uv) <= ZPOLY_EVALUATE_MULTI_MODULAR_MAX_BITS && flen > 0 {
@@ -239,9 +239,9 @@ mod tests {
             } else {
                 continue;
             };
-            for i in 0..n {
-                let o = IntRef::new(other[i].0, &other[i].1);
-                assert_eq!((o.neg, o.mag.to_vec()), want[i], "other method: flen {flen}, n {n}: value {i}");
+            for (i, (o, w)) in other.iter().zip(&want).enumerate() {
+                let o = IntRef::new(o.0, &o.1);
+                assert_eq!(&(o.neg, o.mag.to_vec()), w, "other method: flen {flen}, n {n}: value {i}");
             }
         }
     }
