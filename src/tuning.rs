@@ -130,8 +130,11 @@ pub const NMOD_POLY_DIVREM_NEWTON_MIN_LEN: usize = 64;
 /// multiply, evaluate and interpolate by schoolbook; above, by transforms. Tree + evaluation +
 /// interpolation, 1 thread, ms at 2^H = 8 / 16 / 32 / 64: 62-bit Fourier p, n = 2^16, 48.6 / 47.4 /
 /// 48.3 / 50.7; p = 2^63 − 25 (three CRT rows) 124.6 / 114.4 / 108.6 / 105.6 (`nmod_bench 1 tree`):
-/// the Fourier primes' best, 8 % behind the best for CRT rows.
+/// the best for Fourier primes (one NTT row).
 pub const NMOD_TREE_PLAIN_MAX_LEN: usize = 16;
+/// [`NMOD_TREE_PLAIN_MAX_LEN`] for primes whose products run modulo three CRT primes (a transform
+/// costs three): 2^H = 64, the best of the same measurement (105.6 ms against 114.4 at 16).
+pub const NMOD_TREE_CRT_PLAIN_MAX_LEN: usize = 64;
 /// The CRT rows of one product mod p transform in parallel from this size on (a transform of 2^13
 /// 50-bit words takes about 40 µs, well above the cost of handing it to another thread).
 pub const NMOD_NTT_FIELD_PARALLEL_MIN_N: usize = 1 << 13;

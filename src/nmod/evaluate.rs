@@ -24,7 +24,7 @@ use super::ntt_field::Acc;
 use super::poly_divrem::{divrem_checked, newton};
 use super::prime::check_reduced;
 use super::reduce::Modulus;
-use super::tree::{check_points, Tree, H};
+use super::tree::{check_points, Tree};
 use crate::tuning::{
     NMOD_NTT_FIELD_PARALLEL_MIN_N, NMOD_POLY_DIVREM_NEWTON_MIN_LEN, NMOD_POLY_EVALUATE_HORNER_MAX_WORK, NMOD_POLY_MUL_SCHOOLBOOK_MAX_LEN,
 };
@@ -52,7 +52,7 @@ pub fn evaluate_vec(f: &[u64], points: &[u64], p: u64) -> Result<Vec<u64>> {
         let m = Modulus::new(p);
         return Ok(points.iter().map(|&u| horner(f, u, &m)).collect());
     }
-    let tree = Tree::build(points, p, H)?;
+    let tree = Tree::build(points, p, None)?;
     evaluate_checked(&tree, f)
 }
 

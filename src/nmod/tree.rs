@@ -8,8 +8,9 @@
 //! and B = x^(dB) + b the product is AB = x^(dA+dB) + x^(dA)·b + x^(dB)·a + a·b, where a·b has
 //! dA + dB − 1 < 2^i coefficients: one negacyclic product at size 2^i, exact.
 //!
-//! Levels i ≤ H (nodes of at most [`NMOD_TREE_PLAIN_MAX_LEN`] = 2^H coefficients) are multiplied
-//! by schoolbook; above, the spectra of size 2^(i+1) of every node of level i ≥ H (the a, b of
+//! Levels i ≤ H (nodes of at most 2^H coefficients: [`NMOD_TREE_PLAIN_MAX_LEN`], or
+//! [`NMOD_TREE_CRT_PLAIN_MAX_LEN`] when products run modulo CRT primes) are multiplied by
+//! schoolbook; above, the spectra of size 2^(i+1) of every node of level i ≥ H (the a, b of
 //! their parent's products) are kept with the tree, for the products of evaluation and
 //! interpolation (`rows`·2^(i+1) words a node: about 2n·rows words a level). The nodes of a level
 //! are computed in parallel.
@@ -20,7 +21,7 @@
 use super::inv_series::inv_series_with;
 use super::ntt_field::{schoolbook, NttField};
 use super::prime::{check_modulus, check_reduced};
-use crate::tuning::{NMOD_NTT_FIELD_PARALLEL_MIN_N, NMOD_TREE_PLAIN_MAX_LEN};
+use crate::tuning::{NMOD_NTT_FIELD_PARALLEL_MIN_N, NMOD_TREE_CRT_PLAIN_MAX_LEN, NMOD_TREE_PLAIN_MAX_LEN};
 use crate::{invalid, Result};
 use rayon::prelude::*;
 use std::sync::OnceLock;
@@ -38,12 +39,15 @@ pub struct Tree {
     /// 1/rev_n(m) mod x^n.
     pub(crate) root_inv: Vec<u64>,
     pub(crate) weights: OnceLock<Vec<u64>>,
-    /// H: levels up to H run by schoolbook (2^H = [`NMOD_TREE_PLAIN_MAX_LEN`] unless chosen).
+    /// H: levels up to H run by schoolbook (2^H = [`NMOD_TREE_PLAIN_MAX_LEN`] or
+    /// [`NMOD_TREE_CRT_PLAIN_MAX_LEN`] by the field, unless chosen).
     pub(crate) h: usize,
 }
 
-/// log2 of [`NMOD_TREE_PLAIN_MAX_LEN`]: levels up to H multiply by schoolbook.
+/// log2 of [`NMOD_TREE_PLAIN_MAX_LEN`]: levels up to H multiply by schoolbook (Fourier p).
 pub(crate) const H: usize = NMOD_TREE_PLAIN_MAX_LEN.trailing_zeros() as usize;
+/// log2 of [`NMOD_TREE_CRT_PLAIN_MAX_LEN`]: H when products run modulo CRT primes.
+const H_CRT: usize = NMOD_TREE_CRT_PLAIN_MAX_LEN.trailing_zeros() as usize;
 
 impl Tree {
     /// The tree of n ≥ 1 distinct points (entries < p, p an odd prime < 2^63); `InvalidArgument`
@@ -51,7 +55,7 @@ impl Tree {
     pub fn new(points: &[u64], p: u64) -> Result<Tree> {
         check_points(points, p)?;
         check_distinct(points)?;
-        Tree::build(points, p, H)
+        Tree::build(points, p, None)
     }
 
     /// [`Tree::new`] with schoolbook levels up to `h` (3 ≤ h, so that transforms have at least 16
@@ -60,14 +64,16 @@ impl Tree {
     pub fn with_plain_levels(points: &[u64], p: u64, h: usize) -> Result<Tree> {
         check_points(points, p)?;
         check_distinct(points)?;
-        Tree::build(points, p, h.max(3))
+        Tree::build(points, p, Some(h.max(3)))
     }
 
-    /// The tree of checked points that may repeat (evaluation needs no distinct points).
-    pub(crate) fn build(points: &[u64], p: u64, h: usize) -> Result<Tree> {
+    /// The tree of checked points that may repeat (evaluation needs no distinct points); schoolbook
+    /// levels up to `h`, or the tuned H of the field when None.
+    pub(crate) fn build(points: &[u64], p: u64, h: Option<usize>) -> Result<Tree> {
         let n = points.len();
         let l = depth(n);
         let field = NttField::new(p, field_size(n))?;
+        let h = h.unwrap_or(if field.is_fourier() { H } else { H_CRT });
         let m = field.m;
         let mut levels = Vec::with_capacity(l + 1);
         levels.push(points.iter().map(|&u| m.neg(u)).collect::<Vec<u64>>());
