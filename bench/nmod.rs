@@ -1,10 +1,17 @@
 //! nmod timings (the Rust side; FLINT's side is bench/nmod_flint.c):
-//! `cargo run --release --example nmod_bench -- [THREADS] [ntt|mul]` prints markdown tables of
+//! `cargo run --release --example nmod_bench -- [THREADS] [ntt|mul|tree]` prints markdown tables of
 //! (1) gpmp's cyclic natural-order NTT (`nmod::ntt::ntt`, validation and scratch included) against
 //!     tfhe-ntt's negacyclic bit-reversed forward transform of the same size (`nmod::plan`), at a
 //!     50-bit and a 62-bit Fourier prime, n = 2^16 .. 2^22;
 //! (2) `nmod::poly_mul::poly_mul` at lengths 2^16, 2^20, 2^22 for p = 2^63 − 25 (3-prime CRT path)
-//!     and a 50-bit Fourier prime (one NTT product). FLINT's nmod_poly_mul: bench/nmod_flint.c.
+//!     and a 50-bit Fourier prime (one NTT product). FLINT's nmod_poly_mul: bench/nmod_flint.c;
+//! (3) the subproduct tree at n = 2^12, 2^14, 2^16 (p62 and 2^63 − 25): building it, evaluation by the
+//!     transposed remainder tree (`nmod::evaluate`, what `gpmp_nmod_poly_evaluate` runs), the
+//!     subinverse tree and evaluation by fast remainders (`nmod::subinverse`), interpolation, and one
+//!     product of two n/2-coefficient polynomials for scale (best of ≥ 3 runs and 0.5 s).
+//!     FLINT's trees: bench/nmod_tree_flint.c;
+//! (4) `zeval`: multipoint evaluation over Z by its two methods (`zpoly::evaluate::Method`) on the
+//!     same inputs, for the crossover `ZPOLY_EVALUATE_MULTI_MODULAR_MAX_BITS` (values' bit bound B).
 //! tfhe-ntt's output is in bit-reversed order; the last two columns of (1) add an in-place bit
 //! reversal (`bit_reverse`) to it: what a caller of tfhe-ntt pays for gpmp's natural order.
 //! Process CPU time at 1 thread (the default), wall time above (see `now`): the NTT table takes
@@ -33,13 +40,102 @@ fn main() {
     gpmp::runtime::set_num_threads(threads).unwrap();
     let p50 = prime::fourier_prime(50, 0).unwrap();
     let p62 = prime::fourier_prime(62, 0).unwrap();
-    let only = std::env::args().skip(1).find(|a| a == "ntt" || a == "mul");
+    let only = std::env::args().skip(1).find(|a| a == "ntt" || a == "mul" || a == "tree" || a == "zeval");
     let run = |part: &str| only.as_deref().is_none_or(|o| o == part);
     if run("ntt") {
         ntt_table(p50, p62, threads);
     }
     if run("mul") {
         mul_table(p50, threads);
+    }
+    if run("tree") {
+        tree_table(p62, threads);
+    }
+    if run("zeval") {
+        zeval_table(threads);
+    }
+}
+
+/// Table (4) of the module doc.
+fn zeval_table(threads: usize) {
+    use gpmp::zpoly::evaluate::{evaluate_by, value_bits, Method};
+    println!("\n## Evaluation over Z: multi-modular against one point at a time, {threads} thread(s), ms\n");
+    println!("| flen = n | coefficient bits | point bits | B | multi-modular | by points | ratio |");
+    println!("|---|--:|--:|--:|--:|--:|--:|");
+    let mut rng = Rng(9);
+    for &(n, bf, bu) in
+        &[(256usize, 64u64, 8u64), (256, 64, 32), (1024, 64, 2), (1024, 64, 8), (1024, 64, 16), (4096, 64, 2), (4096, 64, 4)]
+    {
+        let f = gpmp::testing::poly(&mut rng, n, bf, 0);
+        let u = gpmp::testing::poly(&mut rng, n, bu, 0);
+        let (fv, uv) = (gpmp::testing::views(&f), gpmp::testing::views(&u));
+        let ms = |m: Method| best_s(2, 0.3, usize::MAX, || drop(evaluate_by(&fv, &uv, m).unwrap())) * 1e3;
+        let (a, b) = (ms(Method::MultiModular), ms(Method::ByPoints));
+        println!("| {n} | {bf} | {bu} | {} | {a:.2} | {b:.2} | {:.2} |", value_bits(&fv, &uv), a / b);
+    }
+}
+
+/// Table (3) of the module doc.
+fn tree_table(p62: u64, threads: usize) {
+    use gpmp::nmod::{evaluate, interpolate, subinverse, tree::Tree};
+    println!("\n## Subproduct tree, {threads} thread(s), ms\n");
+    println!("| n | p | tree | eval (transposed) | subinverse tree | eval (fast remainders) | interp (weights kept) | product n/2 × n/2 |");
+    println!("|---|---|--:|--:|--:|--:|--:|--:|");
+    for p in [p62, (1u64 << 63) - 25] {
+        for lg in [12, 14, 16] {
+            let n = 1usize << lg;
+            let f = rand_vec(n, p, 5);
+            let mut u = rand_vec(n, p, 6);
+            u.sort_unstable();
+            u.dedup();
+            while u.len() < n {
+                u.push((u.last().unwrap() + 1) % p);
+            }
+            let ms = |f: &mut dyn FnMut()| best_s(3, 0.5, usize::MAX, f) * 1e3;
+            let mut tree = None;
+            let t_tree = ms(&mut || tree = Some(Tree::new(&u, p).unwrap()));
+            let tree = tree.unwrap();
+            let mut v = Vec::new();
+            let t_eval = ms(&mut || v = evaluate::evaluate(&tree, &f).unwrap());
+            let mut sub = None;
+            let t_sub = ms(&mut || sub = Some(subinverse::build(&tree).unwrap()));
+            let sub = sub.unwrap();
+            let mut w = Vec::new();
+            let t_rem = ms(&mut || w = subinverse::evaluate_by_remainders(&tree, &sub, &f).unwrap());
+            assert_eq!(v, w, "the two evaluations differ");
+            interpolate::interpolate(&tree, &v).unwrap();
+            let t_int = ms(&mut || assert_eq!(interpolate::interpolate(&tree, &v).unwrap(), f));
+            let (a, b) = (rand_vec(n / 2, p, 7), rand_vec(n / 2, p, 8));
+            let t_mul = ms(&mut || {
+                poly_mul::poly_mul(&a, &b, p).unwrap();
+            });
+            println!("| 2^{lg} | {p} | {t_tree:.2} | {t_eval:.2} | {t_sub:.2} | {t_rem:.2} | {t_int:.2} | {t_mul:.3} |");
+        }
+    }
+    // The schoolbook levels: tree + evaluation + interpolation by H (NMOD_TREE_PLAIN_MAX_LEN = 2^H).
+    println!("\n| n | p | H = 3 | H = 4 | H = 5 | H = 6 | H = 7 |\n|---|---|--:|--:|--:|--:|--:|");
+    for p in [p62, (1u64 << 63) - 25] {
+        for lg in [12, 14, 16] {
+            let n = 1usize << lg;
+            let f = rand_vec(n, p, 5);
+            let mut u = rand_vec(n, p, 6);
+            u.sort_unstable();
+            u.dedup();
+            while u.len() < n {
+                u.push((u.last().unwrap() + 1) % p);
+            }
+            let cells: Vec<String> = (3..=7)
+                .map(|h| {
+                    let t = best_s(3, 0.5, usize::MAX, || {
+                        let tree = Tree::with_plain_levels(&u, p, h).unwrap();
+                        let v = evaluate::evaluate(&tree, &f).unwrap();
+                        interpolate::interpolate(&tree, &v).unwrap();
+                    });
+                    format!("{:.2}", t * 1e3)
+                })
+                .collect();
+            println!("| 2^{lg} | {p} | {} |", cells.join(" | "));
+        }
     }
 }
 

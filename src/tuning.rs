@@ -74,6 +74,10 @@ pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LONG_LEN: usize = 1024;
 /// The shorter length from which the unbalanced rule above applies.
 pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LEN: usize = 3;
 
+/// Multipoint evaluation over Z by residues modulo 50-bit primes and CRT while the values have at
+/// most this many bits, one point at a time above (the CRT is quadratic in the prime count).
+pub const ZPOLY_EVALUATE_MULTI_MODULAR_MAX_BITS: u64 = 1 << 14;
+
 // ---- Integers ----
 
 /// Shorter operand (limbs) from which the multi-modular NTT product beats GMP's `mpn_mul` (1 thread,
@@ -117,6 +121,28 @@ pub const NTT_LEAF_MAX_LINES: usize = 256;
 
 /// f·g mod p by schoolbook up to this shorter length, by NTT convolution above.
 pub const NMOD_POLY_MUL_SCHOOLBOOK_MAX_LEN: usize = 24;
+
+// ---- Word-size prime fields: power series, division, subproduct trees ----
+
+/// Power series inverses from this precision by Newton's iteration, coefficient by coefficient below.
+pub const NMOD_INV_SERIES_NEWTON_MIN_LEN: usize = 64;
+/// Division by Newton's iteration once the quotient and the divisor both have this many
+/// coefficients, schoolbook below.
+pub const NMOD_POLY_DIVREM_NEWTON_MIN_LEN: usize = 64;
+/// Subproduct-tree levels whose nodes have at most this many coefficients (a power of two, 2^H)
+/// multiply, evaluate and interpolate by schoolbook; above, by transforms. Tree + evaluation +
+/// interpolation, 1 thread, ms at 2^H = 8 / 16 / 32 / 64: 62-bit Fourier p, n = 2^16, 48.6 / 47.4 /
+/// 48.3 / 50.7; p = 2^63 − 25 (three CRT rows) 124.6 / 114.4 / 108.6 / 105.6 (`nmod_bench 1 tree`):
+/// the best for Fourier primes (one NTT row).
+pub const NMOD_TREE_PLAIN_MAX_LEN: usize = 16;
+/// [`NMOD_TREE_PLAIN_MAX_LEN`] for primes whose products run modulo three CRT primes (a transform
+/// costs three): 2^H = 64, the best of the same measurement (105.6 ms against 114.4 at 16).
+pub const NMOD_TREE_CRT_PLAIN_MAX_LEN: usize = 64;
+/// The CRT rows of one product mod p transform in parallel from this size on (a transform of 2^13
+/// 50-bit words takes about 40 µs, well above the cost of handing it to another thread).
+pub const NMOD_NTT_FIELD_PARALLEL_MIN_N: usize = 1 << 13;
+/// One-shot multipoint evaluation by Horner's rule while flen·n is at most this.
+pub const NMOD_POLY_EVALUATE_HORNER_MAX_WORK: u64 = 1 << 12;
 
 // ---- Generalized Fermat prime fields ----
 

@@ -320,35 +320,66 @@ impl Crt {
     /// Garner's digits (x ≡ Σ v_i·(P_i mod p)), so no x is ever formed.
     pub fn reduce_into(&self, res: &[u64], stride: usize, p: u64, out: &mut [u64]) {
         let pm = Modulus::new(p);
+        let w = self.reduce_weights(p);
+        out.par_chunks_mut(GRAIN).enumerate().for_each(|(c, o)| self.reduce_range(res, stride, c * GRAIN, &w, &pm, o));
+    }
+
+    /// The weights P_i mod p (i < `len()`) of [`Crt::reduce_range`] for the modulus p.
+    pub fn reduce_weights(&self, p: u64) -> Vec<u64> {
         let mut w = Vec::with_capacity(self.len());
         let mut acc = 1 % p;
         for mi in &self.m {
             w.push(acc);
             acc = super::prime::mulmod(acc, mi.p % p, p);
         }
-        let (k, len) = (self.len(), out.len());
-        out.par_chunks_mut(LANES).enumerate().with_min_len(GRAIN / LANES).for_each_init(
-            || (vec![0u64; k], vec![0u64; k]),
-            |(r, v), (c, o)| {
-                let m0 = c * LANES;
-                if self.small && m0 + LANES <= len {
-                    match k {
-                        1 => return self.reduce_lanes::<1>(res, stride, m0, &w, &pm, o),
-                        2 => return self.reduce_lanes::<2>(res, stride, m0, &w, &pm, o),
-                        3 => return self.reduce_lanes::<3>(res, stride, m0, &w, &pm, o),
-                        4 => return self.reduce_lanes::<4>(res, stride, m0, &w, &pm, o),
-                        _ => {}
+        w
+    }
+
+    /// [`Crt::reduce_into`] on one thread for the coefficients first .. first + out.len(), given
+    /// w = [`Crt::reduce_weights`]`(p)` and pm = `Modulus::new(p)`.
+    pub fn reduce_range(&self, res: &[u64], stride: usize, first: usize, w: &[u64], pm: &Modulus, out: &mut [u64]) {
+        let k = self.len();
+        let (mut r, mut v) = ([0u64; 8], [0u64; 8]);
+        let (mut rv, mut vv) = (Vec::new(), Vec::new());
+        let (r, v): (&mut [u64], &mut [u64]) = if k <= 8 {
+            (&mut r[..k], &mut v[..k])
+        } else {
+            rv.resize(k, 0);
+            vv.resize(k, 0);
+            (&mut rv, &mut vv)
+        };
+        let len = out.len();
+        for (c, o) in out.chunks_mut(LANES).enumerate() {
+            let m0 = first + c * LANES;
+            if self.small && c * LANES + LANES <= len {
+                match k {
+                    1 => {
+                        self.reduce_lanes::<1>(res, stride, m0, w, pm, o);
+                        continue;
                     }
-                }
-                for (l, ol) in o.iter_mut().enumerate() {
-                    for (i, ri) in r.iter_mut().enumerate() {
-                        *ri = res[i * stride + m0 + l];
+                    2 => {
+                        self.reduce_lanes::<2>(res, stride, m0, w, pm, o);
+                        continue;
                     }
-                    self.digits(r, v);
-                    *ol = v.iter().zip(&w).fold(0, |s, (&d, &wi)| pm.add(s, pm.reduce_u128(d as u128 * wi as u128)));
+                    3 => {
+                        self.reduce_lanes::<3>(res, stride, m0, w, pm, o);
+                        continue;
+                    }
+                    4 => {
+                        self.reduce_lanes::<4>(res, stride, m0, w, pm, o);
+                        continue;
+                    }
+                    _ => {}
                 }
-            },
-        );
+            }
+            for (l, ol) in o.iter_mut().enumerate() {
+                for (i, ri) in r.iter_mut().enumerate() {
+                    *ri = res[i * stride + m0 + l];
+                }
+                self.digits(r, v);
+                *ol = v.iter().zip(w).fold(0, |s, (&d, &wi)| pm.add(s, pm.reduce_u128(d as u128 * wi as u128)));
+            }
+        }
     }
 
     /// Unsigned values of a batch into rows of `limbs()` limbs (`out.len() = count·limbs()`), in

@@ -13,15 +13,20 @@ pub struct Modulus {
     /// 2^64 mod p and its Shoup constant.
     r64: u64,
     r64_sh: u64,
+    /// 2^128 mod p and its Shoup constant.
+    r128: u64,
+    r128_sh: u64,
 }
 
 impl Modulus {
     pub fn new(p: u64) -> Self {
         assert!(p > 2 && p < 1 << 63 && p % 2 == 1, "Modulus::new({p})");
         let r64 = ((1u128 << 64) % p as u128) as u64;
-        let mut m = Modulus { p, one_sh: 0, r64, r64_sh: 0 };
+        let r128 = ((r64 as u128 * r64 as u128) % p as u128) as u64;
+        let mut m = Modulus { p, one_sh: 0, r64, r64_sh: 0, r128, r128_sh: 0 };
         m.one_sh = m.shoup(1);
         m.r64_sh = m.shoup(r64);
+        m.r128_sh = m.shoup(r128);
         m
     }
 
@@ -51,6 +56,16 @@ impl Modulus {
         let h = self.mul_shoup((x >> 64) as u64, self.r64, self.r64_sh);
         let l = self.reduce(x as u64);
         self.add(h, l)
+    }
+
+    /// (hi·2^128 + lo) mod p for any hi < 2^64, lo < 2^128.
+    #[inline(always)]
+    pub fn reduce_u192(&self, hi: u64, lo: u128) -> u64 {
+        let l = self.reduce_u128(lo);
+        if hi == 0 {
+            return l;
+        }
+        self.add(l, self.mul_shoup(hi, self.r128, self.r128_sh))
     }
 
     /// a + b mod p for a, b < p.
@@ -129,6 +144,10 @@ mod tests {
                 assert_eq!(m.mul_shoup(a, b, m.shoup(b)), ((a as u128 * b as u128) % p as u128) as u64);
                 assert_eq!(m.reduce(a), a % p);
                 assert_eq!(m.reduce_u128(x), (x % p as u128) as u64);
+                let h = rng.next();
+                let want =
+                    (((h as u128 % p as u128) * (((1u128 << 64) % p as u128).pow(2) % p as u128)) % p as u128 + x % p as u128) % p as u128;
+                assert_eq!(m.reduce_u192(h, x), want as u64);
             }
             let mag: Vec<u64> = (0..40).map(|i| if i % 3 == 0 { u64::MAX } else { rng.next() }).collect();
             let want = mag.iter().rev().fold(0u128, |r, &l| ((r << 64) | l as u128) % p as u128) as u64;

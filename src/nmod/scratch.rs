@@ -60,3 +60,42 @@ pub fn give(v: Vec<u64>) {
         p.swap_remove(i);
     }
 }
+
+/// Buffers from this many words come from the pool ([`Pooled`]); smaller ones are plain allocations.
+const POOLED_MIN_WORDS: usize = 1 << 15;
+
+/// A buffer of arbitrary contents that returns to the pool when dropped (from
+/// [`POOLED_MIN_WORDS`] words; a plain allocation below).
+pub struct Pooled(Vec<u64>);
+
+impl Pooled {
+    /// `len` words of arbitrary contents.
+    pub fn take(len: usize) -> Result<Self> {
+        if len >= POOLED_MIN_WORDS {
+            take(len).map(Pooled)
+        } else {
+            crate::int::try_zeroed(len).map(Pooled)
+        }
+    }
+}
+
+impl std::ops::Deref for Pooled {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Pooled {
+    fn deref_mut(&mut self) -> &mut [u64] {
+        &mut self.0
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        if self.0.len() >= POOLED_MIN_WORDS {
+            give(std::mem::take(&mut self.0));
+        }
+    }
+}

@@ -1,4 +1,5 @@
-//! Operations on vectors and polynomials over a word-size prime field with a GPU path.
+//! Operations on vectors and polynomials over a word-size prime field with a GPU path, and the
+//! entries of the C layer's division, power series and subproduct-tree calls (CPU).
 //!
 //! [`poly_mul`]: h = f·g in Z/pZ\[x\] for an odd prime p < 2^63, on the CPU by
 //! [`crate::nmod::poly_mul`] or on the GPU.
@@ -12,6 +13,7 @@ use crate::int::{limb_views, limbs_for_bits, product_bits, try_zeroed};
 use crate::nmod::poly_mul::{check_args, poly_mul_into_checked};
 use crate::nmod::prime::{mulmod, primitive_root_of_unity};
 use crate::nmod::reduce::Modulus;
+pub use crate::nmod::tree::Tree;
 use crate::runtime::{self, Backend};
 use crate::Result;
 use rayon::prelude::*;
@@ -132,6 +134,41 @@ pub fn poly_mul_cumodp(f: &[u64], g: &[u64], p: u64) -> Result<Vec<u64>> {
     intt(a, w, p)?;
     rows.truncate(len);
     Ok(rows)
+}
+
+/// (q, r) with a = q·b + r, deg r < deg b, in Z/pZ\[x\] ([`crate::nmod::poly_divrem`]).
+pub fn poly_divrem(a: &[u64], b: &[u64], p: u64) -> Result<(Vec<u64>, Vec<u64>)> {
+    crate::nmod::poly_divrem::poly_divrem(a, b, p)
+}
+
+/// 1/f mod x^n in Z/pZ\[\[x\]\] ([`crate::nmod::inv_series`]).
+pub fn inv_series(f: &[u64], n: usize, p: u64) -> Result<Vec<u64>> {
+    crate::nmod::inv_series::inv_series(f, n, p)
+}
+
+/// The subproduct tree of n distinct points mod p ([`crate::nmod::tree`]).
+pub fn tree_new(points: &[u64], p: u64) -> Result<Tree> {
+    Tree::new(points, p)
+}
+
+/// f(u_i) at the tree's points ([`crate::nmod::evaluate`]).
+pub fn evaluate(tree: &Tree, f: &[u64]) -> Result<Vec<u64>> {
+    crate::nmod::evaluate::evaluate(tree, f)
+}
+
+/// The f of degree < n with f(u_i) = values\[i\] ([`crate::nmod::interpolate`]).
+pub fn interpolate(tree: &Tree, values: &[u64]) -> Result<Vec<u64>> {
+    crate::nmod::interpolate::interpolate(tree, values)
+}
+
+/// f(u_i) at n points that may repeat, without a kept tree.
+pub fn evaluate_vec(f: &[u64], points: &[u64], p: u64) -> Result<Vec<u64>> {
+    crate::nmod::evaluate::evaluate_vec(f, points, p)
+}
+
+/// The f of degree < n through (u_i, v_i), n distinct points, without a kept tree.
+pub fn interpolate_vec(points: &[u64], values: &[u64], p: u64) -> Result<Vec<u64>> {
+    crate::nmod::interpolate::interpolate_vec(points, values, p)
 }
 
 #[cfg(test)]

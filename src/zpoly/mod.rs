@@ -1,7 +1,11 @@
 //! Operations on dense polynomials over Z, coefficients low to high as [`IntRef`](crate::int::IntRef)
 //! views: multiplication ([`mul`]: one file per algorithm and one dispatcher, CPU or GPU by
-//! [`crate::ops::route`]). Each further operation (Taylor shift, evaluation and interpolation, real
-//! roots) gets a file or folder of its own here, built on [`mul`].
+//! [`crate::ops::route`]), division ([`divrem`]), multipoint evaluation ([`evaluate`]) and
+//! interpolation ([`interpolate`]). Each further operation (Taylor shift, real roots) gets a file or
+//! folder of its own here.
+pub mod divrem;
+pub mod evaluate;
+pub mod interpolate;
 pub mod mul;
 
 pub use mul::{choose, gpu_wanted, mul, mul_on_gpu, runs_inline, Alg, HostProduct};
