@@ -7,6 +7,7 @@
 //! - [`try_zeroed`]: fallible allocation, so that out-of-memory becomes a status instead of an abort;
 //! - [`pack`]: signed Kronecker packing and unpacking; [`sum_shifted`]: Σ ±x_i·2^(64·o_i);
 //! - [`Mpz`], [`MpzView`]: GMP integers for exact signed intermediate values;
+//! - [`Int`]: an owned signed integer for exact scalar work on worker threads;
 //! - [`ZList`]: integers of individual sizes in one allocation; [`batch`]: element-wise arithmetic
 //!   over batches (the CPU path of `gpmp_mpz_*_n` and `gpmp_zvec_*`).
 mod alloc;
@@ -15,6 +16,7 @@ mod list;
 mod mpz;
 mod mul;
 mod ntt_mul;
+mod owned;
 pub mod pack;
 mod shifted_sum;
 mod slab;
@@ -24,9 +26,10 @@ pub use list::{Row, ZList};
 pub use mpz::{Mpz, MpzView};
 pub use mul::{limb_views, mul_mag};
 pub use ntt_mul::ntt_mul;
+pub use owned::{cmp_mag, Int};
 pub use pack::{pack_signed, unpack_signed};
 pub use shifted_sum::sum_shifted;
-pub use slab::{negate_in_place, ZSlab};
+pub use slab::{add_assign_signed, negate_in_place, RowsMut, ZSlab};
 
 /// Bits per limb.
 pub const LIMB_BITS: u64 = 64;
