@@ -74,6 +74,29 @@ pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LONG_LEN: usize = 1024;
 /// The shorter length from which the unbalanced rule above applies.
 pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LEN: usize = 3;
 
+// ---- Z[x] Taylor shift ----
+
+/// A block of n coefficients of at most b bits is shifted by divide and conquer when
+/// n ≥ min(MIN_LEN + SQRT_BITS·⌊√(b − 64)⌋, MAX_LEN), by the tableau below (FLINT's rule, 100, 10, 1000).
+pub const ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN: usize = 100;
+/// See [`ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN`].
+pub const ZPOLY_TAYLOR_SHIFT_DC_SQRT_BITS: usize = 10;
+/// See [`ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN`].
+pub const ZPOLY_TAYLOR_SHIFT_DC_MAX_LEN: usize = 1000;
+/// A block of at least this many coefficients whose shifted coefficients need at most
+/// [`ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MAX_BITS`] bits is shifted modulo primes (not yet measured).
+pub const ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN: usize = 64;
+/// See [`ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN`]: about 330 primes, where the quadratic CRT starts to lose.
+pub const ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MAX_BITS: u64 = 16384;
+/// The two halves of a divide-and-conquer shift run in parallel from this many words (length × stride).
+pub const ZPOLY_TAYLOR_SHIFT_PARALLEL_MIN_WORDS: u64 = 1 << 14;
+
+// ---- Real roots of Z[x] ----
+
+/// The two children of a bisection node (their shifts, then their subtrees) are computed in parallel
+/// from this many words of the node polynomial (length × stride).
+pub const ZPOLY_REAL_ROOTS_PARALLEL_MIN_WORDS: u64 = 1 << 10;
+
 // ---- Integers ----
 
 /// Shorter operand (limbs) from which the multi-modular NTT product beats GMP's `mpn_mul` (1 thread,
@@ -114,6 +137,10 @@ pub const NTT_LEAF_MAX_LINES: usize = 256;
 
 /// f·g mod p by schoolbook up to this shorter length, by NTT convolution above.
 pub const NMOD_POLY_MUL_SCHOOLBOOK_MAX_LEN: usize = 24;
+
+/// The Taylor shift mod p by the convolution form from this length on, the tableau below (FLINT's
+/// 100; not measured for gpmp).
+pub const NMOD_TAYLOR_SHIFT_CONVOLUTION_MIN_LEN: usize = 100;
 
 // ---- Generalized Fermat prime fields ----
 

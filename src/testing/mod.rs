@@ -2,6 +2,7 @@
 //! generators of random and adversarial integers and polynomials, and GMP `mpz` oracles.
 //! Library code never imports it (the layer test checks that).
 pub mod gfpf;
+pub mod roots;
 pub mod zpoly;
 
 use crate::int::{IntRef, ZSlab};

@@ -3,5 +3,8 @@
 //! [`crate::ops::route`]). Each further operation (Taylor shift, evaluation and interpolation, real
 //! roots) gets a file or folder of its own here, built on [`mul`].
 pub mod mul;
+pub mod real_roots;
+pub mod scale_shift;
+pub mod taylor_shift;
 
 pub use mul::{choose, gpu_wanted, mul, mul_on_gpu, runs_inline, Alg, HostProduct};
