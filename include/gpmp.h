@@ -509,6 +509,129 @@ enum gpmp_status gpmp_poly_mul_ptr(mpz_ptr *h,
                                    size_t glen);
 
 /*
+ g\[0 .. flen−1\] = the coefficients of f(x + c) (low to high): g_k = Σ_(i≥k) f_i·C(i, k)·c^(i−k).
+ Any c and any coefficient sizes. g holds flen initialised `mpz_t` and may be the same array as f
+ (in place); nothing is written when flen is 0. The tableau (Horner's scheme on the limbs) for
+ short polynomials, divide and conquer over the fast product for long ones (whose large products
+ go to the GPU under AUTO like `gpmp_poly_mul`'s).
+
+ # Safety
+ Arrays of initialised `mpz_t` as described; c points to an initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_taylor_shift(mpz_t *g,
+                                        const mpz_t *f,
+                                        size_t flen,
+                                        mpz_srcptr c);
+
+/*
+ `gpmp_poly_taylor_shift` over arrays of pointers; the g\[i\] must be distinct and may point to
+ the inputs.
+
+ # Safety
+ Arrays of valid pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_taylor_shift_ptr(mpz_ptr *g,
+                                            const mpz_srcptr *f,
+                                            size_t flen,
+                                            mpz_srcptr c);
+
+/*
+ g = 2^(k·d)·f((x + c)/2^k), d = flen − 1 (CUMODP's P_(k,c): the polynomial whose roots in (0, 1)
+ are 2^k·r − c for the roots r of f in (c/2^k, (c + 1)/2^k)). g holds flen initialised `mpz_t`
+ and may be f.
+
+ # Safety
+ As `gpmp_poly_taylor_shift`.
+ */
+enum gpmp_status gpmp_poly_scale_shift(mpz_t *g,
+                                       const mpz_t *f,
+                                       size_t flen,
+                                       unsigned long k,
+                                       mpz_srcptr c);
+
+/*
+ `gpmp_poly_scale_shift` over arrays of pointers (as `gpmp_poly_taylor_shift_ptr`).
+
+ # Safety
+ As `gpmp_poly_taylor_shift_ptr`.
+ */
+enum gpmp_status gpmp_poly_scale_shift_ptr(mpz_ptr *g,
+                                           const mpz_srcptr *f,
+                                           size_t flen,
+                                           unsigned long k,
+                                           mpz_srcptr c);
+
+/*
+ g\[0 .. flen−1\] = f(x + c) mod p, p an odd prime < 2^63, every f\[i\] and c < p
+ (`GPMP_INVALID_ARGUMENT` otherwise, g untouched). g may be f.
+
+ # Safety
+ f and g hold flen `uint64_t` (NULL allowed when flen = 0).
+ */
+enum gpmp_status gpmp_nmod_poly_taylor_shift(uint64_t *g,
+                                             const uint64_t *f,
+                                             size_t flen,
+                                             uint64_t c,
+                                             uint64_t p);
+
+/*
+ The distinct real roots of f (any nonzero f, not necessarily square-free), ascending. lo, hi
+ (and mult, if not NULL) have room for flen − 1 entries; *nroots receives their number. Root i
+ lies in \[lo\[i\], hi\[i\]\]: lo\[i\] == hi\[i\] exactly when the root is that rational number, otherwise
+ lo\[i\] < root < hi\[i\], the open interval holds no other root, no endpoint is a root, and the
+ closed intervals are pairwise disjoint. prec ≥ 0: every interval has width ≤ 2^−prec; prec < 0:
+ isolation only. Endpoints are dyadic (a/2^e). mult\[i\] = the multiplicity of root i in f.
+ The zero polynomial (flen = 0 or all coefficients 0) is `GPMP_INVALID_ARGUMENT`; a nonzero
+ constant has no roots. Outputs are written only on success.
+
+ Method: the square-free part (a multi-modular GCD), x ↦ x² deflation of even polynomials,
+ Descartes' rule of signs on a bisection tree whose nodes are Taylor shifts (subtrees in
+ parallel), bisection with filtered exact signs for the final intervals.
+
+ # Safety
+ f holds flen initialised `mpz_t`; lo and hi hold initialised `mpq_t` (one per root); mult, when
+ not NULL, and nroots are writable.
+ */
+enum gpmp_status gpmp_poly_real_roots(mpq_t *lo,
+                                      mpq_t *hi,
+                                      size_t *mult,
+                                      size_t *nroots,
+                                      const mpz_t *f,
+                                      size_t flen,
+                                      long prec);
+
+/*
+ `gpmp_poly_real_roots` over arrays of pointers (the lo\[i\], hi\[i\] distinct `mpq_t`).
+
+ # Safety
+ As `gpmp_poly_real_roots`, with arrays of valid pointers.
+ */
+enum gpmp_status gpmp_poly_real_roots_ptr(mpq_ptr *lo,
+                                          mpq_ptr *hi,
+                                          size_t *mult,
+                                          size_t *nroots,
+                                          const mpz_srcptr *f,
+                                          size_t flen,
+                                          long prec);
+
+/*
+ *nroots = the number of distinct real roots of f (any nonzero f; the zero polynomial is
+ `GPMP_INVALID_ARGUMENT`).
+
+ # Safety
+ f holds flen initialised `mpz_t`; nroots is writable.
+ */
+enum gpmp_status gpmp_poly_count_real_roots(size_t *nroots, const mpz_t *f, size_t flen);
+
+/*
+ `gpmp_poly_count_real_roots` over an array of pointers.
+
+ # Safety
+ f holds flen valid pointers to initialised `mpz_t`; nroots is writable.
+ */
+enum gpmp_status gpmp_poly_count_real_roots_ptr(size_t *nroots, const mpz_srcptr *f, size_t flen);
+
+/*
  The library version, e.g. "0.1.0".
  */
 const char *gpmp_version(void);

@@ -11,6 +11,7 @@ pub mod mpz;
 pub mod mpz_n;
 pub mod nmod;
 pub mod poly;
+pub mod roots;
 pub mod runtime;
 pub mod status;
 pub mod zvec;
