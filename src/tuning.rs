@@ -75,18 +75,23 @@ pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LONG_LEN: usize = 1024;
 pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LEN: usize = 3;
 
 // ---- Z[x] Taylor shift ----
+// Measured with `cargo run --release --example taylor_shift -- 1` (process CPU time, c = 1, the
+// 2-core box; bench/results/cpu-roots.md).
 
-/// A block of n coefficients of at most b bits is shifted by divide and conquer when
-/// n ≥ min(MIN_LEN + SQRT_BITS·⌊√(b − 64)⌋, MAX_LEN), by the tableau below (FLINT's rule, 100, 10, 1000).
-pub const ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN: usize = 100;
-/// See [`ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN`].
-pub const ZPOLY_TAYLOR_SHIFT_DC_SQRT_BITS: usize = 10;
-/// See [`ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN`].
-pub const ZPOLY_TAYLOR_SHIFT_DC_MAX_LEN: usize = 1000;
-/// A block of at least this many coefficients whose shifted coefficients need at most
-/// [`ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MAX_BITS`] bits is shifted modulo primes (not yet measured).
-pub const ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN: usize = 64;
-/// See [`ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN`]: about 330 primes, where the quadratic CRT starts to lose.
+/// Blocks shorter than this are shifted by the tableau (unless the multi-modular rule below takes
+/// them): at 1024 coefficients the tableau beat divide and conquer at 1000 to 30000 bits (4.3 / 7.2,
+/// 23.2 / 31.2, 69.5 / 80.8 ms), at 2048 they tie (24.4 / 21.2, 104.9 / 91.1 ms).
+pub const ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN: usize = 1536;
+/// Blocks of at least this many coefficients go modulo primes when their shifted coefficients need
+/// at most [`ZPOLY_TAYLOR_SHIFT_MULTI_MOD_BITS_PER_LEN`] bits per coefficient of length: 1024 × 64
+/// bits 1.0 ms against the tableau's 2.5, 2048 × 4000 bits 29.8 against 48.8; below 1024 the tableau
+/// won every size (512 × 1000 bits: 1.08 / 0.85 ms).
+pub const ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN: usize = 1024;
+/// See [`ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN`]: out_bits ≤ 4·len (the CRT is quadratic in the prime
+/// count): 1024 × 4000 bits (5033 out) lost 11.7 / 9.9 ms, 2048 × 10000 (12058 out) tied.
+pub const ZPOLY_TAYLOR_SHIFT_MULTI_MOD_BITS_PER_LEN: u64 = 4;
+/// ... and at most this many bits (about 330 primes): 16384 × 64 bits (16461 out) took 2.0 s modulo
+/// primes, 0.35 s for each half at 8192 (8268 out).
 pub const ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MAX_BITS: u64 = 16384;
 /// The two halves of a divide-and-conquer shift run in parallel from this many words (length × stride).
 pub const ZPOLY_TAYLOR_SHIFT_PARALLEL_MIN_WORDS: u64 = 1 << 14;
@@ -96,6 +101,9 @@ pub const ZPOLY_TAYLOR_SHIFT_PARALLEL_MIN_WORDS: u64 = 1 << 14;
 /// The two children of a bisection node (their shifts, then their subtrees) are computed in parallel
 /// from this many words of the node polynomial (length × stride).
 pub const ZPOLY_REAL_ROOTS_PARALLEL_MIN_WORDS: u64 = 1 << 10;
+/// Node polynomials of at least this many limbs per coefficient get their children's counts in
+/// floating point first (below, the exact shift costs about as much as the approximate one).
+pub const ZPOLY_REAL_ROOTS_APPROX_MIN_LIMBS: usize = 4;
 
 // ---- Integers ----
 

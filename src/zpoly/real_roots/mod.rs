@@ -17,6 +17,7 @@
 //! 6. multiplicities: g_1 = gcd(f, f′), g_(k+1) = gcd(g_k, g_k′) and s_k = sqf(g_k); a root of s has
 //!    multiplicity 1 + #{k : it is a root of s_k}, decided by the sign of s_k at the interval's ends
 //!    (s_k is square-free with at most this one root in the interval) or its value at the point.
+pub mod approximate;
 pub mod bounds;
 pub mod descartes;
 pub mod refine;

@@ -4,11 +4,10 @@
 //! endpoints and, when asked, a width ≤ 2^−prec; or the root itself when it is a dyadic point met
 //! on the way.
 //!
-//! **Signs.** q(x) = (1 + x)^d·p((a + b·x)/(1 + x)) up to a constant, so the sign of p at
-//! t = a + (b − a)·λ is the sign of q at x = λ/(1 − λ), i.e. of Σ q_i·N^i·M^(d−i) for λ = N/2^R and
-//! M = 2^R − N. Near its positive root q is well conditioned (the other roots of p map near −1 or
-//! away from the positive axis), so a double-precision Horner sum with an a-priori error bound
-//! decides almost every sign ([`Evaluator::sign`]): with u = 2^−53, coefficients rounded to
+//! **Signs.** P(x) = p(a + (b − a)·x) up to a constant, so the sign of p at t = a + (b − a)·λ is
+//! the sign of P at λ, i.e. of Σ P_i·N^i·2^(R(d−i)) for λ = N/2^R. P is the local expansion of p
+//! about the leaf, whose other roots lie at least about a leaf's width away, so a double-precision
+//! Horner sum with an a-priori error bound decides almost every sign ([`Evaluator::sign`]): with u = 2^−53, coefficients rounded to
 //! ĉ_i = q_i/2^E (E the largest size), x rounded to x̃, and S = Σ |ĉ_i|·x̃^i, the computed value v
 //! differs from the exact scaled value by at most γ_2d·S (Horner, [Higham] §5.1) + 2u·S
 //! (coefficients) + 3u·d·(1 + 3u)^d·S (the point) + (d + 2)·2^−1020 (underflow), below
@@ -96,11 +95,10 @@ pub enum Map {
 /// A node polynomial prepared for sign evaluation.
 pub struct Evaluator<'a> {
     q: Vec<IntRef<'a>>,
-    /// q_i / 2^E rounded to double precision.
-    scaled: Vec<f64>,
-    /// q_i / 2^E as double-double numbers (hi + lo), built on first use.
+    /// q_i = m_i·2^(e_i) with m_i (signed) of magnitude in [1/2, 1), rounded to a double.
+    coef: Vec<(f64, i64)>,
+    /// The same mantissas as double-double numbers, built on first use.
     dd: std::sync::OnceLock<Vec<Dd>>,
-    e: i64,
 }
 
 const U: f64 = 1.0 / 9007199254740992.0; // 2^−53
@@ -108,9 +106,14 @@ const U: f64 = 1.0 / 9007199254740992.0; // 2^−53
 impl<'a> Evaluator<'a> {
     pub fn new(q: &'a ZSlab) -> Self {
         let q = q.views();
-        let e = q.iter().map(|v| v.bits()).max().unwrap_or(0) as i64;
-        let scaled = q.iter().map(|v| to_f64(v.mag, e) * if v.neg { -1.0 } else { 1.0 }).collect();
-        Evaluator { q, scaled, dd: std::sync::OnceLock::new(), e }
+        let coef = q
+            .iter()
+            .map(|v| {
+                let e = v.bits() as i64;
+                (to_f64(v.mag, e) * if v.neg { -1.0 } else { 1.0 }, e)
+            })
+            .collect();
+        Evaluator { q, coef, dd: std::sync::OnceLock::new() }
     }
 
     /// The sign of the constant coefficient (the sign near the left end a).
@@ -131,75 +134,58 @@ impl<'a> Evaluator<'a> {
 
     /// The filter again in double-double arithmetic (about 106 bits): coefficients and the point
     /// rounded with relative errors below 2^−104, each step of Horner's scheme with relative error
-    /// below 2^−102 ([JMP17]: the accurate double-word sum and a double-word product), so the computed value is within
-    /// (d + 2)·2^−98·S + (d + 2)·2^−1000 of the exact scaled value (S = Σ |ĉ_i|·x^i, generous).
+    /// below 2^−102 ([JMP17]: the accurate double-word sum and a double-word product), so the
+    /// computed value is within (d + 2)·2^−98·S of the exact one (S = Σ |q_i|·x^i, generous).
     fn sign_double_double(&self, n: &[u64], m: &[u64]) -> Option<i32> {
-        let d = self.scaled.len() - 1;
-        let c = self.dd.get_or_init(|| self.q.iter().map(|v| Dd::from_mag(v.mag, self.e, v.neg)).collect());
-        let (nb, mb) = (mag_bits(n) as i64, mag_bits(m) as i64);
-        let small = crate::int::cmp_mag(n, m) != std::cmp::Ordering::Greater;
-        let (num, den, nbits, dbits) = if small { (n, m, nb, mb) } else { (m, n, mb, nb) };
-        let ex = nbits - dbits;
-        if ex < -900 {
-            return None;
-        }
-        let x = Dd::from_mag(num, nbits, false).div(Dd::from_mag(den, dbits, false)).scale(pow2(ex));
-        let mut v = Dd(0.0, 0.0);
-        let mut sum = 0.0f64;
+        let d = self.coef.len() - 1;
+        let c = self.dd.get_or_init(|| self.q.iter().map(|v| Dd::from_mag(v.mag, v.bits() as i64, v.neg)).collect());
+        let (x, small) = ratio(n, m)?;
         let xf = x.0;
+        let (mut v, mut ev) = (Dd(0.0, 0.0), i64::MIN);
+        let mut s = Ext::ZERO;
+        let mut step = |i: usize| {
+            let (ci, ei) = (c[i], self.coef[i].1);
+            v = v.mul(x);
+            // v·2^ev + ci·2^ei at the larger exponent
+            if ci.0 != 0.0 {
+                if ev == i64::MIN || ei > ev {
+                    v = v.scale(pow2(ev.saturating_sub(ei).max(-2000))).add(ci);
+                    ev = ei;
+                } else {
+                    v = v.add(ci.scale(pow2((ei - ev).max(-2000))));
+                }
+            }
+            if v.0 != 0.0 && (v.0.abs() < pow2(-200) || v.0.abs() > pow2(200)) {
+                let k = exponent(v.0);
+                v = v.scale(pow2(-k));
+                ev += k;
+            }
+            s = s.mul(xf).add(ci.0.abs(), ei);
+        };
         if small {
-            for ci in c.iter().rev() {
-                v = v.mul(x).add(*ci);
-                sum = sum * xf + ci.0.abs();
-            }
+            (0..=d).rev().for_each(&mut step);
         } else {
-            for ci in c.iter() {
-                v = v.mul(x).add(*ci);
-                sum = sum * xf + ci.0.abs();
-            }
+            (0..=d).for_each(&mut step);
         }
-        let bound = (d as f64 + 2.0) * (pow2(-98) * sum * 1.01 + pow2(-1000));
-        let val = v.0 + v.1;
-        if val.abs() > bound {
-            Some(if val > 0.0 { 1 } else { -1 })
-        } else {
-            None
-        }
+        decide(Ext { v: v.0 + v.1, e: if ev == i64::MIN { 0 } else { ev } }, s, (d as f64 + 2.0) * pow2(-98))
     }
 
     fn sign_filtered(&self, n: &[u64], m: &[u64]) -> Option<i32> {
-        let d = self.scaled.len() - 1;
-        // x = n/m or y = m/n, whichever is at most 1, as a double.
-        let (nb, mb) = (mag_bits(n) as i64, mag_bits(m) as i64);
-        let small = crate::int::cmp_mag(n, m) != std::cmp::Ordering::Greater;
-        let (num, den, nbits, dbits) = if small { (n, m, nb, mb) } else { (m, n, mb, nb) };
-        let t = to_f64(num, nbits) / to_f64(den, dbits);
-        let ex = nbits - dbits;
-        if ex < -1000 {
-            return None;
-        }
-        let x = t * pow2(ex);
-        if !(x.is_finite() && x > 0.0 && x <= 1.0 + 4.0 * U) {
-            return None;
-        }
-        let (mut v, mut s) = (0.0f64, 0.0f64);
+        let d = self.coef.len() - 1;
+        let (x, small) = ratio(n, m)?;
+        let x = x.0 + x.1;
+        let mut v = Ext::ZERO;
+        let mut s = Ext::ZERO;
+        let mut step = |&(c, e): &(f64, i64)| {
+            v = v.mul(x).add(c, e);
+            s = s.mul(x).add(c.abs(), e);
+        };
         if small {
-            for &c in self.scaled.iter().rev() {
-                v = v * x + c;
-                s = s * x + c.abs();
-            }
+            self.coef.iter().rev().for_each(&mut step);
         } else {
-            for &c in self.scaled.iter() {
-                v = v * x + c;
-                s = s * x + c.abs();
-            }
+            self.coef.iter().for_each(&mut step);
         }
-        let bound = 8.0 * (d as f64 + 2.0) * U * s + (d as f64 + 2.0) * pow2(-1020);
-        if v.abs() > bound {
-            Some(if v > 0.0 { 1 } else { -1 })
-        } else {
-            None
-        }
+        decide(v, s, 8.0 * (d as f64 + 2.0) * U)
     }
 
     /// Σ q_i·n^i·m^(d−i) exactly (Horner with the powers of m alongside).
@@ -221,9 +207,9 @@ impl<'a> Evaluator<'a> {
     }
 }
 
-/// The final result of a leaf: q the node polynomial of (a, b) = (c·2^e, (c + 1)·2^e) with one
-/// root (q_0 and q_d nonzero, of opposite signs), `prec` the requested width 2^−prec (None:
-/// isolation only), `map` the coordinates of the result.
+/// The final result of a leaf: q the node polynomial P of (a, b) = (c·2^e, (c + 1)·2^e) (its roots in
+/// (0, 1) those of p in (a, b)) with exactly one root there, simple, and none at the ends;
+/// `prec` the requested width 2^−prec (None: isolation only), `map` the coordinates of the result.
 pub fn finish_leaf(q: &ZSlab, c: &[u64], e: i64, prec: Option<i64>, map: Map, cur: &Current) -> Result<Found> {
     let ev = Evaluator::new(q);
     let s0 = ev.sign_at_left();
@@ -265,10 +251,9 @@ pub fn finish_leaf(q: &ZSlab, c: &[u64], e: i64, prec: Option<i64>, map: Map, cu
     }
 }
 
-/// The sign of q at λ = n/2^r (0 < n < 2^r).
+/// The sign of P at λ = n/2^r (0 < n < 2^r): of Σ P_i·n^i·2^(r(d−i)).
 fn sign_at_lambda(ev: &Evaluator, n: &[u64], r: u64, cur: &Current) -> Result<i32> {
-    let m = pow2_minus(r, n);
-    ev.sign(n, &m, cur)
+    ev.sign(n, &Int::from_u64(1).shl(r).mag, cur)
 }
 
 /// For the square-root map: with the root of h in t ∈ (t_lo, t_hi) (λ = j/2^r), an interval
@@ -349,12 +334,6 @@ fn is_last(j: &Int, r: u64) -> bool {
     mag_bits(&k.mag) == r + 1 && trailing_zeros(&k.mag) == r
 }
 
-/// 2^r − n for 0 ≤ n ≤ 2^r.
-fn pow2_minus(r: u64, n: &[u64]) -> Vec<u64> {
-    let p = Int::from_u64(1).shl(r);
-    p.add(IntRef::new(true, crate::int::normalized(n))).mag
-}
-
 /// c·2^r + j + add.
 fn shl_add(c: &[u64], r: u64, j: &[u64], add: u64) -> Vec<u64> {
     let t = Int { neg: false, mag: crate::int::normalized(c).to_vec() }.shl(r).add(IntRef::new(false, crate::int::normalized(j)));
@@ -395,6 +374,11 @@ pub fn shr(m: &[u64], s: u64) -> Vec<u64> {
     r
 }
 
+/// The mantissa of a nonzero magnitude as a double in [1/2, 1) (rounded from its top 64 bits).
+pub fn top_bits(mag: &[u64]) -> f64 {
+    to_f64(mag, mag_bits(mag) as i64)
+}
+
 /// mag·2^−shift as a double (rounded; 0 when far below the double range).
 fn to_f64(mag: &[u64], shift: i64) -> f64 {
     let bits = mag_bits(mag) as i64;
@@ -414,6 +398,85 @@ fn to_f64(mag: &[u64], shift: i64) -> f64 {
     };
     let ex = (bits - 64).max(0) - shift;
     (top as f64) * pow2(ex)
+}
+
+/// A double with a separate exponent, v·2^e, kept in range by rescaling: Horner's scheme on it has
+/// relative error u per operation and never underflows (a term below 2^−1000 of the other is
+/// dropped, an error far below u).
+#[derive(Clone, Copy, Debug)]
+struct Ext {
+    v: f64,
+    e: i64,
+}
+
+impl Ext {
+    const ZERO: Ext = Ext { v: 0.0, e: 0 };
+
+    fn mul(self, x: f64) -> Ext {
+        Ext { v: self.v * x, e: self.e }.normalized()
+    }
+
+    /// self + c·2^e.
+    fn add(self, c: f64, e: i64) -> Ext {
+        if c == 0.0 {
+            return self;
+        }
+        if self.v == 0.0 {
+            return Ext { v: c, e }.normalized();
+        }
+        if e > self.e {
+            Ext { v: self.v * pow2((self.e - e).max(-2000)) + c, e }.normalized()
+        } else {
+            Ext { v: self.v + c * pow2((e - self.e).max(-2000)), e: self.e }.normalized()
+        }
+    }
+
+    fn normalized(self) -> Ext {
+        if self.v == 0.0 || (self.v.abs() >= pow2(-200) && self.v.abs() <= pow2(200)) {
+            return self;
+        }
+        let k = exponent(self.v);
+        Ext { v: self.v * pow2(-k), e: self.e + k }
+    }
+}
+
+/// The binary exponent k of a finite nonzero x (x·2^−k in [1, 2)).
+fn exponent(x: f64) -> i64 {
+    let b = ((x.to_bits() >> 52) & 0x7ff) as i64;
+    if b == 0 {
+        // subnormal
+        exponent(x * pow2(600)) - 600
+    } else {
+        b - 1023
+    }
+}
+
+/// x = n/m if n ≤ m (small = true), else m/n, as a double-double in (0, 1]; None when it is below
+/// 2^−900 (the exact evaluation decides then).
+fn ratio(n: &[u64], m: &[u64]) -> Option<(Dd, bool)> {
+    let (nb, mb) = (mag_bits(n) as i64, mag_bits(m) as i64);
+    let small = crate::int::cmp_mag(n, m) != std::cmp::Ordering::Greater;
+    let (num, den, nbits, dbits) = if small { (n, m, nb, mb) } else { (m, n, mb, nb) };
+    let ex = nbits - dbits;
+    if ex < -900 {
+        return None;
+    }
+    let x = Dd::from_mag(num, nbits, false).div(Dd::from_mag(den, dbits, false)).scale(pow2(ex));
+    (x.0 > 0.0 && x.0 <= 1.0 + 4.0 * U).then_some((x, small))
+}
+
+/// The sign of v when |v| exceeds rel·s (v, s as extended doubles), else None.
+fn decide(v: Ext, s: Ext, rel: f64) -> Option<i32> {
+    if v.v == 0.0 {
+        return None;
+    }
+    // |v| > rel·s ⟺ |v.v| > rel·s.v·2^(s.e − v.e)
+    let d = s.e - v.e;
+    if d > 900 {
+        return None;
+    }
+    let bound = if d < -900 { 0.0 } else { rel * s.v * pow2(d) };
+    (v.v.abs() > bound).then_some(if v.v > 0.0 { 1 } else { -1 })
 }
 
 /// A double-double number hi + lo, |lo| ≤ ulp(hi)/2 ([JMP17]).
@@ -557,16 +620,20 @@ mod tests {
                 }
                 let exact = ev.sign_exact(&n, &m, &cur).unwrap();
                 total += 1;
-                if let Some(s) = ev.sign_filtered(&n, &m) {
+                let f64_sign = ev.sign_filtered(&n, &m);
+                if let Some(s) = f64_sign {
                     assert_eq!(s, exact, "round {round}, point {n:?}/{m:?}: double filter wrong");
-                    filtered += 1;
                 }
-                if let Some(s) = ev.sign_double_double(&n, &m) {
+                let dd_sign = ev.sign_double_double(&n, &m);
+                if let Some(s) = dd_sign {
                     assert_eq!(s, exact, "round {round}, point {n:?}/{m:?}: double-double filter wrong");
+                }
+                if f64_sign.is_some() || dd_sign.is_some() {
+                    filtered += 1;
                 }
                 assert_eq!(ev.sign(&n, &m, &cur).unwrap(), exact);
             }
-            assert!(filtered > total / 3, "round {round}: the filter decided only {filtered} of {total}");
+            assert!(filtered > total / 3, "round {round}: the filters decided only {filtered} of {total}");
         }
     }
 }

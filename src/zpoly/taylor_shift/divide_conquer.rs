@@ -20,7 +20,7 @@ use crate::Result;
 use rayon::prelude::*;
 
 /// rows ← rows(x + c) in place, c the table's shift; rows hold the block's bound. Blocks go to the
-/// tableau by [`tableau_wins`] and to the multi-modular shift by [`multi_modular_wins`]; with
+/// multi-modular shift by [`multi_modular_wins`], else to the tableau by [`tableau_wins`]; with
 /// `base` = Some(b), to the tableau exactly when they have at most b rows and never to the other.
 pub fn shift_rows(rows: &mut RowsMut, pw: &Powers, base: Option<usize>, cur: &Current) -> Result<()> {
     let n = rows.len();
@@ -32,7 +32,7 @@ pub fn shift_rows(rows: &mut RowsMut, pw: &Powers, base: Option<usize>, cur: &Cu
     if bits == 0 {
         return Ok(());
     }
-    if base.map_or_else(|| tableau_wins(n, bits), |b| n <= b.max(1)) {
+    if base.is_some_and(|b| n <= b.max(1)) {
         return tableau::shift_rows(rows, pw.c(), cur);
     }
     if base.is_none() && multi_modular_wins(n, shift_bits(bits, n, pw.c())) {
@@ -46,6 +46,9 @@ pub fn shift_rows(rows: &mut RowsMut, pw: &Powers, base: Option<usize>, cur: &Cu
             *sign = v.neg;
         }
         return Ok(());
+    }
+    if base.is_none() && tableau_wins(n, bits) {
+        return tableau::shift_rows(rows, pw.c(), cur);
     }
     let m = 1usize << (usize::BITS - 1 - (n - 1).leading_zeros());
     let stride = rows.stride;

@@ -8,7 +8,7 @@
 //! - [`divide_conquer`]: f_lo(x + c) + (x + c)^m·f_hi(x + c) over the fast Z\[x\] product, for long
 //!   ones; its halves go back to this choice.
 //!
-//! The choice is [`tableau_wins`], then [`multi_modular_wins`] (crossovers in [`crate::tuning`]). **Bound.** Every coefficient of
+//! The choice is [`multi_modular_wins`], then [`tableau_wins`] (crossovers in [`crate::tuning`]). **Bound.** Every coefficient of
 //! (x + c)^i is at most (1 + |c|)^i < 2^(i·bits(c)), so |g_k| ≤ Σ_(i<n) |f_i|·(1 + |c|)^i
 //! < n·max|f_i|·2^((n−1)·bits(c)): [`shift_bits`] bits, the stride of the result.
 pub mod divide_conquer;
@@ -18,7 +18,7 @@ pub mod tableau;
 use crate::int::{ceil_log2, limbs_for_bits, max_bits, IntRef, ZSlab};
 use crate::interrupt::{self, Current};
 use crate::tuning::{
-    ZPOLY_TAYLOR_SHIFT_DC_MAX_LEN, ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN, ZPOLY_TAYLOR_SHIFT_DC_SQRT_BITS, ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MAX_BITS,
+    ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN, ZPOLY_TAYLOR_SHIFT_MULTI_MOD_BITS_PER_LEN, ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MAX_BITS,
     ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN,
 };
 use crate::zpoly::{mul, Alg};
@@ -32,12 +32,12 @@ pub fn taylor_shift(f: &[IntRef], c: IntRef) -> Result<ZSlab> {
     if c.is_zero() || n <= 1 || bits == 0 {
         return shift_with(f, c, None, &interrupt::current());
     }
-    if tableau_wins(n, bits) {
-        return tableau::shift(f, c, &interrupt::current());
-    }
     let cur = interrupt::current();
     if multi_modular_wins(n, shift_bits(bits, n, c)) {
         return multi_modular::shift(f, c, &cur);
+    }
+    if tableau_wins(n, bits) {
+        return tableau::shift(f, c, &cur);
     }
     shift_with(f, c, Some(&Powers::new(c, n)?), &cur)
 }
@@ -70,18 +70,19 @@ pub fn shift_bits(bits: u64, n: usize, c: IntRef) -> u64 {
     bits + ceil_log2(n) + (n as u64 - 1) * c.bits()
 }
 
-/// Whether a block of n coefficients of at most `bits` bits is shifted by the tableau (else by
-/// divide and conquer): n < min(MIN + SQRT·⌊√(bits − 64)⌋, MAX), FLINT's form of the crossover with
-/// the constants measured for gpmp's product (see [`crate::tuning`]).
-pub fn tableau_wins(n: usize, bits: u64) -> bool {
-    let extra = bits.saturating_sub(64).isqrt() as usize * ZPOLY_TAYLOR_SHIFT_DC_SQRT_BITS;
-    n < (ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN + extra).min(ZPOLY_TAYLOR_SHIFT_DC_MAX_LEN)
+/// Whether a block of n coefficients is shifted by the tableau (else by divide and conquer, or
+/// first by [`multi_modular_wins`]): n below the crossover of [`crate::tuning`].
+pub fn tableau_wins(n: usize, _bits: u64) -> bool {
+    n < ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN
 }
 
 /// Whether a block of n coefficients whose shift has `out_bits`-bit coefficients ([`shift_bits`]) is
-/// shifted modulo primes: n ≥ MIN_LEN and out_bits ≤ MAX_BITS (about MAX_BITS/50 primes).
+/// shifted modulo primes: n ≥ MIN_LEN and out_bits ≤ min(BITS_PER_LEN·n, MAX_BITS) (few primes for
+/// the length, and few enough for the quadratic CRT).
 pub fn multi_modular_wins(n: usize, out_bits: u64) -> bool {
-    n >= ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN && out_bits <= ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MAX_BITS
+    n >= ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN
+        && out_bits <= ZPOLY_TAYLOR_SHIFT_MULTI_MOD_BITS_PER_LEN * n as u64
+        && out_bits <= ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MAX_BITS
 }
 
 /// The polynomials (x + c)^(2^j) for 2^j < `len`, the divide and conquer's multipliers: binomial

@@ -175,3 +175,32 @@ fn powers_are_binomials() {
         }
     }
 }
+
+/// The shift with its products on the GPU (backend GPU) equals the CPU's bit for bit, at sizes
+/// where divide and conquer splits (2^14 × 64 bits, 2^12 × 4096 bits) and through the scale-shift.
+#[cfg(feature = "gpu-tests")]
+#[test]
+fn gpu_products_give_the_same_shift() {
+    use crate::runtime::{set_backend, Backend};
+    static BACKEND: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
+    if !crate::runtime::gpu_available() {
+        eprintln!("skipped: no usable CUDA device");
+        return;
+    }
+    let mut rng = Rng(14);
+    for (len, bits) in [(1usize << 14, 64u64), (1 << 12, 4096), (3000, 20_000)] {
+        let f = poly(&mut rng, len, bits, 0);
+        let fv = views(&f);
+        let one = IntRef::new(false, &[1]);
+        set_backend(Backend::Cpu).unwrap();
+        let cpu = slab_coefs(&taylor_shift(&fv, one).unwrap());
+        let cpu_pkc = slab_coefs(&crate::zpoly::scale_shift::scale_shift(&fv, 3, one).unwrap());
+        set_backend(Backend::Gpu).unwrap();
+        let gpu = slab_coefs(&taylor_shift(&fv, one).unwrap());
+        let gpu_pkc = slab_coefs(&crate::zpoly::scale_shift::scale_shift(&fv, 3, one).unwrap());
+        set_backend(Backend::Auto).unwrap();
+        assert!(cpu == gpu, "shift {len} × {bits} bits: GPU differs");
+        assert!(cpu_pkc == gpu_pkc, "scale-shift {len} × {bits} bits: GPU differs");
+    }
+}
