@@ -84,6 +84,7 @@ pub unsafe extern "C" fn gpmp_poly_taylor_shift_ptr(g: *mut mpz_ptr, f: *const m
 /// # Safety
 /// As `gpmp_poly_taylor_shift`.
 #[no_mangle]
+#[allow(clippy::unnecessary_cast, reason = "c_ulong is 32 bits on some targets")]
 pub unsafe extern "C" fn gpmp_poly_scale_shift(g: *mut mpz_t, f: *const mpz_t, flen: usize, k: c_ulong, c: mpz_srcptr) -> gpmp_status {
     guard("gpmp_poly_scale_shift", || {
         shift_into("gpmp_poly_scale_shift", &array_slots(g), views_and_bits(f, flen, "f").map(|x| x.0), scalar(c, "c"), Some(k as u64))
@@ -95,6 +96,7 @@ pub unsafe extern "C" fn gpmp_poly_scale_shift(g: *mut mpz_t, f: *const mpz_t, f
 /// # Safety
 /// As `gpmp_poly_taylor_shift_ptr`.
 #[no_mangle]
+#[allow(clippy::unnecessary_cast, reason = "c_ulong is 32 bits on some targets")]
 pub unsafe extern "C" fn gpmp_poly_scale_shift_ptr(
     g: *mut mpz_ptr,
     f: *const mpz_srcptr,
@@ -147,6 +149,7 @@ unsafe fn roots_into(
     if nroots.is_null() {
         return invalid!("nroots is NULL");
     }
+    #[allow(clippy::unnecessary_cast, reason = "c_long is 32 bits on some targets")]
     let roots = runtime::install(|| real_roots::real_roots(&f, prec as i64))?;
     recycle_views(f);
     for i in 0..roots.len() {

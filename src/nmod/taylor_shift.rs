@@ -113,7 +113,7 @@ mod tests {
         // Pascal's triangle row by row, C(i, k) mod p.
         let mut row = vec![0u64; n];
         let mut g = vec![0u64; n];
-        for i in 0..n {
+        for (i, &fi) in f.iter().enumerate() {
             // row ← C(i, ·)
             for k in (1..=i).rev() {
                 row[k] = (row[k] + row[k - 1]) % p;
@@ -121,7 +121,7 @@ mod tests {
             row[0] = 1 % p;
             let mut cp = 1 % p;
             for k in (0..=i).rev() {
-                g[k] = (g[k] + mul(mul(f[i], row[k]), cp)) % p;
+                g[k] = (g[k] + mul(mul(fi, row[k]), cp)) % p;
                 cp = mul(cp, c);
             }
         }

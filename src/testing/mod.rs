@@ -16,6 +16,13 @@ pub fn views(p: &[Coef]) -> Vec<IntRef<'_>> {
     p.iter().map(|(n, m)| IntRef::new(*n, m)).collect()
 }
 
+/// Holds the process-wide backend ([`crate::runtime::set_backend`]) for a test that switches it, so
+/// that such tests switch it one at a time.
+pub fn backend_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A small deterministic generator (splitmix64).
 pub struct Rng(pub u64);
 

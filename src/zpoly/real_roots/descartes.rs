@@ -245,7 +245,7 @@ fn scaled(p: &[IntRef], shift: impl Fn(usize) -> i64, strip: bool) -> Result<ZSl
         if x.is_zero() {
             continue;
         }
-        let s = shift(i) as i64 - v as i64;
+        let s = shift(i) - v as i64;
         let (row, neg) = out.row_mut(i);
         write_shifted(row, x.mag, s);
         *neg = x.neg;

@@ -32,7 +32,7 @@ pub fn squarefree_split(f: &[IntRef]) -> Result<(ZSlab, Option<ZSlab>)> {
     let dfv = df.views();
     let lc = f[d];
     let mut primes = Primes(1 << 62);
-    let mut kept: Vec<(u64, Vec<u64>, Vec<u64>, Vec<u64>)> = Vec::new();
+    let mut kept: Vec<Image> = Vec::new();
     let mut e_min = usize::MAX;
     let mut previous: Option<[ZSlab; 3]> = None;
     let mut next_check = 2;
@@ -84,8 +84,8 @@ fn derivative(f: &[IntRef]) -> Result<ZSlab> {
     let d = f.len() - 1;
     let bits = crate::int::max_bits(f) + 64;
     let mut out = ZSlab::zeros(d, crate::int::limbs_for_bits(bits))?;
-    for i in 1..=d {
-        let v = Int::from_ref(f[i]).mul(&Int::from_u64(i as u64))?;
+    for (i, &fi) in f.iter().enumerate().skip(1) {
+        let v = Int::from_ref(fi).mul(&Int::from_u64(i as u64))?;
         out.set(i - 1, v.neg, &v.mag);
     }
     Ok(out)
@@ -118,6 +118,9 @@ fn reduce(f: &[IntRef], m: &Modulus) -> Vec<u64> {
     out
 }
 
+/// One kept prime with the images of the GCD, of f over it and of f′ over it.
+type Image = (u64, Vec<u64>, Vec<u64>, Vec<u64>);
+
 /// The integer polynomial of `len` coefficients with the given images (symmetric CRT).
 fn rebuild<T>(kept: &[T], len: usize, image: impl Fn(&T) -> &Vec<u64>) -> Result<ZSlab>
 where
@@ -143,7 +146,7 @@ trait HasPrime {
     fn prime(&self) -> u64;
 }
 
-impl HasPrime for (u64, Vec<u64>, Vec<u64>, Vec<u64>) {
+impl HasPrime for Image {
     fn prime(&self) -> u64 {
         self.0
     }
@@ -177,7 +180,7 @@ impl Primes {
     fn next_not_dividing(&mut self, lc: IntRef) -> u64 {
         loop {
             self.0 -= 1;
-            if self.0 % 2 == 0 || !is_prime(self.0) {
+            if self.0.is_multiple_of(2) || !is_prime(self.0) {
                 continue;
             }
             let m = Modulus::new(self.0);

@@ -173,21 +173,31 @@ fn random_dense_polynomials() {
     }
 }
 
-/// Real roots with the shifts' products on the GPU equal the CPU's answer exactly (Chebyshev 512,
-/// a random degree-600 polynomial, Mignotte 128).
+/// Real roots under the GPU backend equal the CPU's answer exactly: Chebyshev 512 and Mignotte 128
+/// (short node polynomials: CPU blocks under both backends), and a random degree-1600 polynomial
+/// with 6000-bit coefficients, whose node shifts split by divide and conquer with their products
+/// on the GPU.
 #[cfg(feature = "gpu-tests")]
 #[test]
-fn gpu_products_give_the_same_roots() {
+fn gpu_real_roots_matches_cpu() {
     use crate::runtime::{set_backend, Backend};
-    static BACKEND: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
+    let _g = crate::testing::backend_lock();
     if !crate::runtime::gpu_available() {
         eprintln!("skipped: no usable CUDA device");
         return;
     }
     let mut rng = Rng(7);
-    let r = tr::from_coefs(&poly(&mut rng, 601, 64, 0));
-    for (p, what) in [(chebyshev(512), "Chebyshev 512"), (r, "random 600"), (mignotte(128, 10), "Mignotte 128")] {
+    let r = tr::from_coefs(&poly(&mut rng, 1601, 6000, 0));
+    let rv = to_coefs(&r);
+    let n = rv.len();
+    let bits = crate::int::max_bits(&views(&rv));
+    let one = crate::int::IntRef::new(false, &[1]);
+    let out = crate::zpoly::taylor_shift::shift_bits(bits, n, one);
+    assert!(
+        !crate::zpoly::taylor_shift::multi_modular_wins(n, out) && !crate::zpoly::taylor_shift::tableau_wins(n, bits),
+        "the random case no longer splits by divide and conquer"
+    );
+    for (p, what) in [(chebyshev(512), "Chebyshev 512"), (mignotte(128, 10), "Mignotte 128"), (r, "random 1600 × 6000 bits")] {
         set_backend(Backend::Cpu).unwrap();
         let cpu = roots_of(&p, 53);
         set_backend(Backend::Gpu).unwrap();

@@ -176,31 +176,46 @@ fn powers_are_binomials() {
     }
 }
 
-/// The shift with its products on the GPU (backend GPU) equals the CPU's bit for bit, at sizes
-/// where divide and conquer splits (2^14 × 64 bits, 2^12 × 4096 bits) and through the scale-shift.
+/// The shift under the GPU backend equals the CPU's bit for bit, for lengths 2^12 … 2^14: through
+/// the dispatcher (whose divide-and-conquer products, [`crate::zpoly::mul`], run on the GPU; its
+/// multi-modular and tableau blocks stay on the CPU), through divide and conquer down to 64
+/// coefficients (every level's product on the GPU), and through the scale-shift.
 #[cfg(feature = "gpu-tests")]
 #[test]
-fn gpu_products_give_the_same_shift() {
+fn gpu_taylor_shift_matches_cpu() {
     use crate::runtime::{set_backend, Backend};
-    static BACKEND: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
+    use crate::zpoly::mul::gpu_wanted;
+    let _g = crate::testing::backend_lock();
     if !crate::runtime::gpu_available() {
         eprintln!("skipped: no usable CUDA device");
         return;
     }
     let mut rng = Rng(14);
-    for (len, bits) in [(1usize << 14, 64u64), (1 << 12, 4096), (3000, 20_000)] {
+    let one = IntRef::new(false, &[1]);
+    let cur = interrupt::current();
+    for (len, bits) in [(1usize << 12, 64u64), (1 << 12, 4096), (1 << 13, 1000), (1 << 14, 64), (1 << 14, 1000), (3000, 20_000)] {
         let f = poly(&mut rng, len, bits, 0);
         let fv = views(&f);
-        let one = IntRef::new(false, &[1]);
-        set_backend(Backend::Cpu).unwrap();
-        let cpu = slab_coefs(&taylor_shift(&fv, one).unwrap());
-        let cpu_pkc = slab_coefs(&crate::zpoly::scale_shift::scale_shift(&fv, 3, one).unwrap());
-        set_backend(Backend::Gpu).unwrap();
-        let gpu = slab_coefs(&taylor_shift(&fv, one).unwrap());
-        let gpu_pkc = slab_coefs(&crate::zpoly::scale_shift::scale_shift(&fv, 3, one).unwrap());
+        let pw = Powers::new(one, len).unwrap();
+        let m = 1usize << (usize::BITS - 1 - (len - 1).leading_zeros());
+        assert!(gpu_wanted(&pw.power(m).unwrap().views(), &fv[m..], Backend::Gpu).unwrap(), "{len} × {bits}: top product not on the GPU");
+        let run = |b: Backend| {
+            set_backend(b).unwrap();
+            let dispatched = slab_coefs(&taylor_shift(&fv, one).unwrap());
+            let mut g = ZSlab::zeros(len, limbs_for_bits(shift_bits(bits, len, one))).unwrap();
+            for (i, v) in fv.iter().enumerate() {
+                g.set(i, v.neg, v.mag);
+            }
+            divide_conquer::shift_rows(&mut g.rows_parts_mut(), &pw, Some(64), &cur).unwrap();
+            let pkc = slab_coefs(&crate::zpoly::scale_shift::scale_shift(&fv, 3, one).unwrap());
+            (dispatched, slab_coefs(&g), pkc)
+        };
+        let cpu = run(Backend::Cpu);
+        let gpu = run(Backend::Gpu);
         set_backend(Backend::Auto).unwrap();
-        assert!(cpu == gpu, "shift {len} × {bits} bits: GPU differs");
-        assert!(cpu_pkc == gpu_pkc, "scale-shift {len} × {bits} bits: GPU differs");
+        assert!(cpu.0 == gpu.0, "shift {len} × {bits} bits: GPU differs");
+        assert!(cpu.1 == gpu.1, "divide and conquer {len} × {bits} bits: GPU differs");
+        assert!(cpu.0 == cpu.1, "divide and conquer {len} × {bits} bits differs from the dispatcher");
+        assert!(cpu.2 == gpu.2, "scale-shift {len} × {bits} bits: GPU differs");
     }
 }
