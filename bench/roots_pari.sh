@@ -1,6 +1,6 @@
 #!/bin/sh
 # PARI/GP polrootsreal on the inputs of `roots-flint roots` (the same polynomials, written by
-# `roots-flint dump`), at realprecision 16 (about 53 bits), one thread (gp is serial).
+# `roots-flint dump`), at realprecision 16 (about 53 bits), one thread (gp is serial), CPU time.
 #   bench/roots_pari.sh CASE...        e.g. cheb:512 mig:256:10 wilk:100 rand:1000:64
 # Prints one table row per case: | case | roots | PARI s |. Needs gp (Debian: pari-gp) and
 # bench/build/roots-flint (make -C bench roots-flint).
@@ -17,7 +17,7 @@ for c in "$@"; do
 default(parisizemax, 8000000000);
 default(realprecision, 16);
 f = read("$tmp/f.gp");
-t = getabstime(); r = polrootsreal(f); t = getabstime() - t;
+gettime(); r = polrootsreal(f); t = gettime();
 printf("| %s | %d | %.3f |\n", "$c", #r, t / 1000.);
 quit;
 GP
