@@ -76,7 +76,7 @@ pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LEN: usize = 3;
 
 // ---- Z[x] Taylor shift ----
 // Measured with `cargo run --release --example taylor_shift -- 1` (process CPU time, c = 1, the
-// 2-core box; bench/results/cpu-roots.md).
+// 2-core box; bench/results/roots.md).
 
 /// Blocks shorter than this are shifted by the tableau (unless the multi-modular rule below takes
 /// them): at 1024 coefficients the tableau beat divide and conquer at 1000 to 30000 bits (4.3 / 7.2,
