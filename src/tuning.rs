@@ -78,6 +78,37 @@ pub const ZPOLY_MUL_UNBALANCED_NTT_MIN_LEN: usize = 3;
 /// most this many bits, one point at a time above (the CRT is quadratic in the prime count).
 pub const ZPOLY_EVALUATE_MULTI_MODULAR_MAX_BITS: u64 = 1 << 14;
 
+// ---- Z[x] Taylor shift ----
+// Measured with `cargo run --release --example taylor_shift -- 1` (process CPU time, c = 1, the
+// 2-core box; bench/results/roots.md).
+
+/// Blocks shorter than this are shifted by the tableau (unless the multi-modular rule below takes
+/// them): at 1024 coefficients the tableau beat divide and conquer at 1000 to 30000 bits (4.3 / 7.2,
+/// 23.2 / 31.2, 69.5 / 80.8 ms), at 2048 they tie (24.4 / 21.2, 104.9 / 91.1 ms).
+pub const ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN: usize = 1536;
+/// Blocks of at least this many coefficients go modulo primes when their shifted coefficients need
+/// at most [`ZPOLY_TAYLOR_SHIFT_MULTI_MOD_BITS_PER_LEN`] bits per coefficient of length: 1024 × 64
+/// bits 1.0 ms against the tableau's 2.5, 2048 × 4000 bits 29.8 against 48.8; below 1024 the tableau
+/// won every size (512 × 1000 bits: 1.08 / 0.85 ms).
+pub const ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN: usize = 1024;
+/// See [`ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN`]: out_bits ≤ 4·len (the CRT is quadratic in the prime
+/// count): 1024 × 4000 bits (5033 out) lost 11.7 / 9.9 ms, 2048 × 10000 (12058 out) tied.
+pub const ZPOLY_TAYLOR_SHIFT_MULTI_MOD_BITS_PER_LEN: u64 = 4;
+/// ... and at most this many bits (about 330 primes): 16384 × 64 bits (16461 out) took 2.0 s modulo
+/// primes, 0.35 s for each half at 8192 (8268 out).
+pub const ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MAX_BITS: u64 = 16384;
+/// The two halves of a divide-and-conquer shift run in parallel from this many words (length × stride).
+pub const ZPOLY_TAYLOR_SHIFT_PARALLEL_MIN_WORDS: u64 = 1 << 14;
+
+// ---- Real roots of Z[x] ----
+
+/// The two children of a bisection node (their shifts, then their subtrees) are computed in parallel
+/// from this many words of the node polynomial (length × stride).
+pub const ZPOLY_REAL_ROOTS_PARALLEL_MIN_WORDS: u64 = 1 << 10;
+/// Node polynomials of at least this many limbs per coefficient get their children's counts in
+/// floating point first (below, the exact shift costs about as much as the approximate one).
+pub const ZPOLY_REAL_ROOTS_APPROX_MIN_LIMBS: usize = 4;
+
 // ---- Integers ----
 
 /// Shorter operand (limbs) from which the multi-modular NTT product beats GMP's `mpn_mul` (1 thread,
@@ -143,6 +174,9 @@ pub const NMOD_TREE_CRT_PLAIN_MAX_LEN: usize = 64;
 pub const NMOD_NTT_FIELD_PARALLEL_MIN_N: usize = 1 << 13;
 /// One-shot multipoint evaluation by Horner's rule while flen·n is at most this.
 pub const NMOD_POLY_EVALUATE_HORNER_MAX_WORK: u64 = 1 << 12;
+/// The Taylor shift mod p by the convolution form from this length on, the tableau below (FLINT's
+/// 100; not measured for gpmp).
+pub const NMOD_TAYLOR_SHIFT_CONVOLUTION_MIN_LEN: usize = 100;
 
 // ---- Generalized Fermat prime fields ----
 

@@ -205,7 +205,7 @@ fn the_checker_catches_deliberate_bad_imports() {
 /// may call them on any thread. The others (`mpz_*`, `mpn_mul`, `mpn_sqr`, `mpn_tdiv_qr`, `mpn_powm`,
 /// ...) are named only by the C layer, on the caller's thread, and by `int/mpn.rs`, which calls them
 /// within the sizes where their temporary space stays on the stack (the rule of `src/int/mpn.rs`).
-const GMP_WITHOUT_MEMORY: [&str; 16] = [
+const GMP_WITHOUT_MEMORY: [&str; 17] = [
     "mpn_add",
     "mpn_add_1",
     "mpn_add_n",
@@ -217,6 +217,7 @@ const GMP_WITHOUT_MEMORY: [&str; 16] = [
     "mpn_addmul_1",
     "mpn_submul_1",
     "mpn_divrem_1",
+    "mpn_divexact_1",
     "mpn_lshift",
     "mpn_rshift",
     "mpn_cmp",

@@ -13,6 +13,7 @@ pub mod nmod;
 pub mod nmod_tree;
 pub mod poly;
 pub mod poly_eval;
+pub mod roots;
 pub mod runtime;
 pub mod status;
 pub mod zvec;

@@ -3,19 +3,12 @@
 //! over `mpz_t` arrays and arrays of pointers (the `_ptr` forms, through the same code). Outputs are
 //! caller-initialised `mpz_t`, written only on success, and may alias the inputs.
 use super::gpmp_status;
-use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, views_of_array, views_of_ptrs, write_ints, SendPtr};
+use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, views_of_array, write_ints, MpzIn, MpzOut, SendPtr};
 use super::status::guard;
-use crate::int::{IntRef, Mpz};
+use crate::int::{Int, IntRef};
 use crate::zpoly::{divrem, evaluate, interpolate};
 use crate::{invalid, runtime, Result};
-use gmp_mpfr_sys::gmp;
 use std::ffi::c_ulong;
-
-/// The slots of an `mpz_ptr *` array (NULL slots when the array is NULL).
-fn ptr_slots(h: *mut mpz_ptr) -> impl Fn(usize) -> *mut mpz_t + Sync {
-    let hp = SendPtr(h);
-    move |i: usize| if hp.get().is_null() { std::ptr::null_mut() } else { unsafe { *hp.get().add(i) } }
-}
 
 /// Whether an output array was given (its slots are then checked).
 fn wanted(slot: &impl Fn(usize) -> *mut mpz_t, len: usize) -> bool {
@@ -23,8 +16,8 @@ fn wanted(slot: &impl Fn(usize) -> *mut mpz_t, len: usize) -> bool {
 }
 
 /// Writes owned integers into the slots.
-unsafe fn write_mpz(v: &[Mpz], slot: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
-    write_ints(v.len(), |i| IntRef::new(v[i].neg(), v[i].mag()), slot)
+unsafe fn write_mpz(v: &[Int], slot: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
+    write_ints(v.len(), |i| v[i].view(), slot)
 }
 
 fn evaluate_into(out: impl Fn(usize) -> *mut mpz_t + Sync, f: Result<Vec<IntRef>>, points: Result<Vec<IntRef>>) -> Result<()> {
@@ -64,7 +57,9 @@ pub unsafe extern "C" fn gpmp_poly_evaluate_ptr(
     points: *const mpz_srcptr,
     n: usize,
 ) -> gpmp_status {
-    guard("gpmp_poly_evaluate_ptr", || evaluate_into(ptr_slots(values), views_of_ptrs(f, flen, "f"), views_of_ptrs(points, n, "points")))
+    guard("gpmp_poly_evaluate_ptr", || {
+        evaluate_into(MpzOut::Ptrs(values).slots(), MpzIn::Ptrs(f).views(flen, "f"), MpzIn::Ptrs(points).views(n, "points"))
+    })
 }
 
 fn interpolate_into(
@@ -82,7 +77,8 @@ fn interpolate_into(
     drop((u, v));
     unsafe {
         write_mpz(&nz, num)?;
-        gmp::mpz_set(den, dz.as_ptr());
+        let den = SendPtr(den);
+        write_mpz(std::slice::from_ref(&dz), move |_| den.get())?;
     }
     Ok(())
 }
@@ -120,7 +116,7 @@ pub unsafe extern "C" fn gpmp_poly_interpolate_ptr(
     n: usize,
 ) -> gpmp_status {
     guard("gpmp_poly_interpolate_ptr", || {
-        interpolate_into(ptr_slots(num), den, views_of_ptrs(points, n, "points"), views_of_ptrs(values, n, "values"))
+        interpolate_into(MpzOut::Ptrs(num).slots(), den, MpzIn::Ptrs(points).views(n, "points"), MpzIn::Ptrs(values).views(n, "values"))
     })
 }
 
@@ -163,7 +159,7 @@ fn divrem_into(
 /// a = q·b + r with deg r < deg b over Z: q gets alen − blen + 1 coefficients (none when
 /// alen < blen), r gets blen − 1. Needs lc(b) = ±1, unless b divides a exactly (then r = 0);
 /// otherwise `GPMP_INVALID_ARGUMENT`, as for blen = 0 or a zero leading coefficient. q or r may be
-/// NULL when not wanted. Classical division over GMP on the calling thread.
+/// NULL when not wanted. Classical division (gpmp's own integers).
 ///
 /// # Safety
 /// a, b hold alen, blen initialised `mpz_t`; q, r (when not NULL) the lengths above.
@@ -192,7 +188,9 @@ pub unsafe extern "C" fn gpmp_poly_divrem_ptr(
     b: *const mpz_srcptr,
     blen: usize,
 ) -> gpmp_status {
-    guard("gpmp_poly_divrem_ptr", || divrem_into(ptr_slots(q), ptr_slots(r), views_of_ptrs(a, alen, "a"), views_of_ptrs(b, blen, "b")))
+    guard("gpmp_poly_divrem_ptr", || {
+        divrem_into(MpzOut::Ptrs(q).slots(), MpzOut::Ptrs(r).slots(), MpzIn::Ptrs(a).views(alen, "a"), MpzIn::Ptrs(b).views(blen, "b"))
+    })
 }
 
 fn pseudo_into(
@@ -229,7 +227,7 @@ fn pseudo_into(
 
 /// lc(b)^d·a = q·b + r with d = alen − blen + 1 (FLINT's `fmpz_poly_pseudo_divrem`): q gets d
 /// coefficients, r gets blen − 1; when alen < blen, d = 0, r = a. q, r or d may be NULL when not
-/// wanted. Classical pseudo-division over GMP on the calling thread.
+/// wanted. Classical pseudo-division (gpmp's own integers).
 ///
 /// # Safety
 /// As `gpmp_poly_divrem`; d (when not NULL) points to an `unsigned long`.
@@ -263,13 +261,14 @@ pub unsafe extern "C" fn gpmp_poly_pseudo_divrem_ptr(
     blen: usize,
 ) -> gpmp_status {
     guard("gpmp_poly_pseudo_divrem_ptr", || {
-        pseudo_into(ptr_slots(q), ptr_slots(r), d, views_of_ptrs(a, alen, "a"), views_of_ptrs(b, blen, "b"))
+        pseudo_into(MpzOut::Ptrs(q).slots(), MpzOut::Ptrs(r).slots(), d, MpzIn::Ptrs(a).views(alen, "a"), MpzIn::Ptrs(b).views(blen, "b"))
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gmp_mpfr_sys::gmp;
     use gpmp_status::*;
 
     unsafe fn mpzs(c: &[i64]) -> Vec<mpz_t> {

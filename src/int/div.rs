@@ -185,6 +185,84 @@ pub fn rem_by_gmp(out: &mut [u64], t: &[u64], m: &[u64], q: &mut Vec<u64>) {
     }
 }
 
+/// Quotient limbs found per step of [`div_rem_mag`] above GMP's stack bound.
+const QUOTIENT_STEP_LIMBS: usize = 400;
+
+/// (⌊a/b⌋, a mod b) for unsigned a and b ≠ 0 (high zero limbs allowed; results without high zero
+/// limbs) on any thread. GMP's `mpn_tdiv_qr` while a has at most [`GMP_STACK_MAX_LIMBS`] limbs;
+/// above, schoolbook division by chunks of at most s = 400 quotient limbs ([Knuth] §4.3.1): with
+/// T = s + 2 top limbs b_T of b and the top s′ + T − 1 limbs r_T of the remainder r (s′ ≤ s
+/// quotient limbs at limb offset e), the estimate q̂ = ⌊r_T/(b_T + 1)⌋ ≤ ⌊r/(b·B^e)⌋ (⌊r_T/b⌋
+/// when T covers b) never overshoots and misses by at most 2, and r ← r − q̂·b·B^e (products by [`mul_into`]); q̂ ≥ 1 whenever s′ ≥ 2, and when
+/// s′ = 1 and q̂ = 0 then r < 2b, so one subtraction of b ends the division.
+pub fn div_rem_mag(a: &[u64], b: &[u64]) -> Result<(Vec<u64>, Vec<u64>)> {
+    let (a, b) = (normalized(a), normalized(b));
+    assert!(!b.is_empty(), "division by zero");
+    let bn = b.len();
+    if a.len() < bn || (a.len() == bn && cmp(a, b) == Ordering::Less) {
+        return Ok((Vec::new(), a.to_vec()));
+    }
+    let mut q = try_zeroed_words(a.len() - bn + 1)?;
+    if a.len() <= GMP_STACK_MAX_LIMBS {
+        let mut r = try_zeroed_words(bn)?;
+        mpn::tdiv_qr(&mut q, &mut r, a, b);
+        let (ql, rl) = (normalized(&q).len(), normalized(&r).len());
+        q.truncate(ql);
+        r.truncate(rl);
+        return Ok((q, r));
+    }
+    let t = bn.min(QUOTIENT_STEP_LIMBS + 2);
+    // b_T + 1 (T or T + 1 limbs), or b itself when T covers it (the estimate is then exact).
+    let mut bt = try_zeroed_words(t + 1)?;
+    bt[..t].copy_from_slice(&b[bn - t..]);
+    if t < bn {
+        // SAFETY: in place on t limbs (allowed); the carry goes into the limb above.
+        bt[t] = unsafe { gmp::mpn_add_1(bt.as_mut_ptr(), bt.as_ptr(), t as _, 1) };
+    }
+    let btn = normalized(&bt).len();
+    bt.truncate(btn);
+    let mut r = a.to_vec();
+    let mut prod = Vec::new();
+    loop {
+        let rn = normalized(&r).len();
+        r.truncate(rn);
+        if rn < bn || (rn == bn && cmp(&r, b) == Ordering::Less) {
+            break;
+        }
+        let s = QUOTIENT_STEP_LIMBS.min(rn - bn + 1);
+        let e = rn - bn + 1 - s;
+        let rt = &r[e + bn - t..];
+        let mut qh = Vec::new();
+        if rt.len() >= btn && !(rt.len() == btn && cmp(rt, &bt) == Ordering::Less) {
+            let mut rem = try_zeroed_words(btn)?;
+            qh = try_zeroed_words(rt.len() - btn + 1)?;
+            mpn::tdiv_qr(&mut qh, &mut rem, rt, &bt);
+            let l = normalized(&qh).len();
+            qh.truncate(l);
+        }
+        if qh.is_empty() {
+            // s = 1, e = 0 and b ≤ r < 2b.
+            debug_assert!(e == 0);
+            qh.push(1);
+        }
+        prod.clear();
+        prod.resize(qh.len() + bn, 0);
+        mul_into(&mut prod, &qh, b)?;
+        let pn = normalized(&prod).len();
+        // SAFETY: q̂·b·B^e ≤ r, so r[e..] has at least pn limbs and no borrow leaves it; q gets
+        // q̂ at offset e without overflow (the quotient fits q's limbs).
+        unsafe {
+            let borrow = gmp::mpn_sub(r[e..].as_mut_ptr(), r[e..].as_ptr(), (rn - e) as _, prod.as_ptr(), pn as _);
+            debug_assert_eq!(borrow, 0);
+            let carry = gmp::mpn_add(q[e..].as_mut_ptr(), q[e..].as_ptr(), (q.len() - e) as _, qh.as_ptr(), qh.len() as _);
+            debug_assert_eq!(carry, 0);
+        }
+    }
+    let ql = normalized(&q).len();
+    q.truncate(ql);
+    Ok((q, r))
+}
+
 /// Scratch of one Barrett step for a k-limb divisor.
 struct Barrett {
     /// u, 2k limbs.

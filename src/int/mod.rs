@@ -6,9 +6,11 @@
 //!   every multiplication algorithm;
 //! - [`try_zeroed`]: fallible allocation, so that out-of-memory becomes a status instead of an abort;
 //! - [`pack`]: signed Kronecker packing and unpacking; [`sum_shifted`]: Σ ±x_i·2^(64·o_i);
-//! - [`mul_into`]: products, [`Divisor`]: remainders, [`PowmModulus`]: modular powers, all callable
+//! - [`mul_into`]: products, [`Divisor`]: remainders, [`div_rem_mag`]: quotients,
+//!   [`PowmModulus`]: modular powers, all callable
 //!   on worker threads (GMP only within the sizes where it takes no memory from the host's memory
 //!   functions, [`mpn`]);
+//! - [`Int`]: an owned signed integer for exact scalar work on worker threads;
 //! - [`ZList`]: integers of individual sizes in one allocation; [`batch`]: element-wise arithmetic
 //!   over batches (the CPU path of `gpmp_mpz_*_n` and `gpmp_zvec_*`).
 mod alloc;
@@ -18,20 +20,22 @@ mod list;
 pub mod mpn;
 mod mul;
 mod ntt_mul;
+mod owned;
 pub mod pack;
 mod powm;
 mod shifted_sum;
 mod slab;
 
 pub use alloc::{try_zeroed, try_zeroed_words};
-pub use div::{rem_by_gmp, Divisor};
+pub use div::{div_rem_mag, rem_by_gmp, Divisor};
 pub use list::{Row, ZList};
 pub use mul::{limb_views, mul_into, mul_mag};
 pub use ntt_mul::ntt_mul;
+pub use owned::{cmp_mag, cmp_signed, Int};
 pub use pack::{pack_signed, unpack_signed};
 pub use powm::{PowmModulus, PowmReduction, PowmScratch};
 pub use shifted_sum::sum_shifted;
-pub use slab::{negate_in_place, ZSlab};
+pub use slab::{add_assign_signed, negate_in_place, RowsMut, ZSlab};
 
 /// Bits per limb.
 pub const LIMB_BITS: u64 = 64;

@@ -1,12 +1,12 @@
-//! GMP's products and quotients (`mpn_mul`, `mpn_sqr`, `mpn_tdiv_qr`) and modular powers
-//! (`mpz_powm`) within the sizes where their temporary space provably stays on the stack, so that
-//! they may run on any thread.
+//! GMP's products, quotients and square roots (`mpn_mul`, `mpn_sqr`, `mpn_tdiv_qr`, `mpn_sqrtrem`)
+//! and modular powers (`mpz_powm`) within the sizes where their temporary space provably stays on
+//! the stack, so that they may run on any thread.
 //!
 //! The rule: the host's GMP memory functions (`mp_set_memory_functions`: Julia's, Maple's, PARI's,
 //! Sage's) are called only on the thread that called gpmp. Worker threads (gpmp's pool, GPU stages)
 //! therefore call only GMP functions that never reach them: the `mpn` functions without temporary
 //! space (`mpn_add`, `mpn_sub`, `mpn_mul_1`, `mpn_addmul_1`, `mpn_divrem_1`, `mpn_cmp`, the shifts)
-//! anywhere, and the four below through these wrappers only, never another `mpz_` function.
+//! anywhere, and the five below through these wrappers only, never another `mpz_` function.
 //!
 //! Why the bound holds ([GMP] 6.2.1 source, 64-bit limbs). GMP takes temporary space with
 //! `TMP_SALLOC` (always the stack, `alloca`), `TMP_BALLOC` (always the memory functions) and
@@ -30,9 +30,13 @@
 //!   2qn + 1 and dn limbs and `mpn_dcpi1_div_qr` dn plus products of at most dn limbs; the one
 //!   larger block, `mpn_mu_div_qr`'s, needs nn ≥ 2·MU_DIV_QR_THRESHOLD or a quotient of
 //!   qn ≥ MU_DIV_QR_THRESHOLD < nn/2 + 1 limbs, and MU_DIV_QR_THRESHOLD ≥ 807 everywhere.
+//! - square roots (`sqrtrem.c`, a remainder wanted), nn ≤ 2N limbs: one `TMP_ALLOC` block of
+//!   2tn + tn/2 + 1 ≤ 2501 limbs (tn = ⌈nn/2⌉ ≤ N), or tn/2 + 1; `mpn_dc_sqrtrem` then divides
+//!   numerators of at most tn ≤ N limbs (`mpn_tdiv_qr`, as above) and squares at most tn/2 limbs.
 //!
 //! Larger products use gpmp's own ([`super::mul_into`]), larger remainders [`super::Divisor`],
-//! other powers [`super::PowmModulus`]'s own exponentiation.
+//! other powers [`super::PowmModulus`]'s own exponentiation, larger square roots Newton's iteration
+//! over [`super::div_rem_mag`].
 use super::normalized;
 use gmp_mpfr_sys::gmp;
 use std::ffi::c_int;
@@ -119,4 +123,16 @@ pub fn tdiv_qr(q: &mut [u64], r: &mut [u64], n: &[u64], d: &[u64]) {
     assert!(nn <= GMP_STACK_MAX_LIMBS && dn >= 1 && nn >= dn && d[dn - 1] != 0 && q.len() == nn - dn + 1 && r.len() == dn);
     // SAFETY: the sizes as asserted; q and r are distinct mutable slices.
     unsafe { gmp::mpn_tdiv_qr(q.as_mut_ptr(), r.as_mut_ptr(), 0, n.as_ptr(), nn as _, d.as_ptr(), dn as _) };
+}
+
+/// The longest operand (limbs) of [`sqrtrem`]: 2·[`GMP_STACK_MAX_LIMBS`] (the module comment).
+pub const GMP_SQRTREM_MAX_LIMBS: usize = 2 * GMP_STACK_MAX_LIMBS;
+
+/// s = ⌊√x⌋ and r = x − s² by GMP's `mpn_sqrtrem`; returns r's limbs without high zeros.
+/// 1 ≤ x.len() ≤ [`GMP_SQRTREM_MAX_LIMBS`], x's top limb nonzero; s has ⌈x.len()/2⌉ limbs, r x.len().
+pub fn sqrtrem(s: &mut [u64], r: &mut [u64], x: &[u64]) -> usize {
+    let n = x.len();
+    assert!(n >= 1 && n <= GMP_SQRTREM_MAX_LIMBS && x[n - 1] != 0 && s.len() == n.div_ceil(2) && r.len() == n);
+    // SAFETY: the sizes as asserted; s and r are distinct mutable slices, so they overlap neither x.
+    unsafe { gmp::mpn_sqrtrem(s.as_mut_ptr(), r.as_mut_ptr(), x.as_ptr(), n as _) as usize }
 }

@@ -3,6 +3,7 @@
 //! Library code never imports it (the layer test checks that).
 pub mod gfpf;
 mod mpz;
+pub mod roots;
 pub mod zpoly;
 
 use crate::int::{IntRef, ZSlab};
@@ -14,6 +15,13 @@ pub type Coef = (bool, Vec<u64>);
 /// Views of owned coefficients.
 pub fn views(p: &[Coef]) -> Vec<IntRef<'_>> {
     p.iter().map(|(n, m)| IntRef::new(*n, m)).collect()
+}
+
+/// Holds the process-wide backend ([`crate::runtime::set_backend`]) for a test that switches it, so
+/// that such tests switch it one at a time.
+pub fn backend_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A small deterministic generator (splitmix64).

@@ -1,24 +1,17 @@
 //! Division in Z\[x\] ([MCA] Algorithm 2.5, [Knuth] 4.6.1 Algorithm R), by the classical
-//! algorithm over GMP integers, on the calling thread (`m·blen` multiply-subtracts, m = alen − blen + 1):
+//! algorithm (`m·blen` multiply-subtracts, m = alen − blen + 1) over [`Int`] (Rust memory, callable
+//! on any thread):
 //! - [`divrem`]: a = q·b + r, deg r < deg b, when lc(b) = ±1 (every quotient digit is an integer);
 //!   for another lc(b) only when b divides a in Z\[x\] (r = 0), else `InvalidArgument`;
 //! - [`pseudo_divrem`]: lc(b)^d·a = q·b + r with d = alen − blen + 1 (0 when alen < blen), by m steps
 //!   r ← lc·r − t·x^k·b, q ← lc·q + t·x^k with t the leading coefficient of r; by induction
 //!   lc^s·a = q·b + r after s steps.
-use crate::int::{IntRef, Mpz, MpzView};
+use crate::int::{Int, IntRef};
 use crate::{invalid, Result};
-use gmp_mpfr_sys::gmp;
 
 /// Owned copies of the coefficients.
-fn mpz_vec(a: &[IntRef]) -> Vec<Mpz> {
-    a.iter()
-        .map(|v| {
-            let mut z = Mpz::new();
-            // SAFETY: the view reads v's limbs.
-            unsafe { gmp::mpz_set(z.as_mut_ptr(), MpzView::new(v.neg, v.mag).as_ptr()) };
-            z
-        })
-        .collect()
+fn owned(a: &[IntRef]) -> Vec<Int> {
+    a.iter().map(|&v| Int::from_ref(v)).collect()
 }
 
 /// `InvalidArgument` unless b is non-empty with a nonzero leading coefficient.
@@ -31,43 +24,41 @@ fn check_divisor(b: &[IntRef]) -> Result<()> {
 }
 
 /// (q, r) with a = q·b + r: q of alen − blen + 1 coefficients (none when alen < blen), r of blen − 1.
-pub fn divrem(a: &[IntRef], b: &[IntRef]) -> Result<(Vec<Mpz>, Vec<Mpz>)> {
+pub fn divrem(a: &[IntRef], b: &[IntRef]) -> Result<(Vec<Int>, Vec<Int>)> {
     check_divisor(b)?;
     let blen = b.len();
-    let mut r = mpz_vec(a);
+    let mut r = owned(a);
     if a.len() < blen {
-        r.resize_with(blen - 1, Mpz::new);
+        r.resize_with(blen - 1, Int::default);
         return Ok((Vec::new(), r));
     }
     let m = a.len() - blen + 1;
     let lc = b[blen - 1];
     let unit = lc.mag == [1];
-    let bz = mpz_vec(b);
-    let mut q: Vec<Mpz> = (0..m).map(|_| Mpz::new()).collect();
-    // SAFETY (the block): initialised mpz arguments.
-    unsafe {
-        for k in (0..m).rev() {
-            crate::interrupt::checkpoint()?;
-            let t = &r[k + blen - 1];
-            if unit {
-                if lc.neg {
-                    gmp::mpz_neg(q[k].as_mut_ptr(), t.as_ptr());
-                } else {
-                    gmp::mpz_set(q[k].as_mut_ptr(), t.as_ptr());
-                }
+    let bz = owned(b);
+    let mut q: Vec<Int> = vec![Int::default(); m];
+    for k in (0..m).rev() {
+        crate::interrupt::checkpoint()?;
+        let t = &r[k + blen - 1];
+        q[k] = if unit {
+            if lc.neg {
+                t.neg()
             } else {
-                if gmp::mpz_divisible_p(t.as_ptr(), bz[blen - 1].as_ptr()) == 0 {
-                    return invalid!("the division is not exact: lc(b) = ±1 is needed for a remainder");
-                }
-                gmp::mpz_divexact(q[k].as_mut_ptr(), t.as_ptr(), bz[blen - 1].as_ptr());
+                t.clone()
             }
-            for j in 0..blen {
-                gmp::mpz_submul(r[k + j].as_mut_ptr(), q[k].as_ptr(), bz[j].as_ptr());
+        } else {
+            let (qk, rk) = t.div_rem(&bz[blen - 1])?;
+            if !rk.is_zero() {
+                return invalid!("the division is not exact: lc(b) = ±1 is needed for a remainder");
             }
+            qk
+        };
+        for j in 0..blen {
+            r[k + j] = r[k + j].sub(q[k].mul(&bz[j])?.view());
         }
     }
     r.truncate(blen - 1);
-    if !unit && r.iter().any(|v| !v.mag().is_empty()) {
+    if !unit && r.iter().any(|v| !v.is_zero()) {
         return invalid!("the division is not exact: lc(b) = ±1 is needed for a remainder");
     }
     Ok((q, r))
@@ -75,36 +66,31 @@ pub fn divrem(a: &[IntRef], b: &[IntRef]) -> Result<(Vec<Mpz>, Vec<Mpz>)> {
 
 /// (q, r, d) with lc(b)^d·a = q·b + r, d = alen − blen + 1 (q of d coefficients, r of blen − 1;
 /// d = 0, q empty, r = a when alen < blen).
-pub fn pseudo_divrem(a: &[IntRef], b: &[IntRef]) -> Result<(Vec<Mpz>, Vec<Mpz>, u64)> {
+pub fn pseudo_divrem(a: &[IntRef], b: &[IntRef]) -> Result<(Vec<Int>, Vec<Int>, u64)> {
     check_divisor(b)?;
     let blen = b.len();
-    let mut r = mpz_vec(a);
+    let mut r = owned(a);
     if a.len() < blen {
-        r.resize_with(blen - 1, Mpz::new);
+        r.resize_with(blen - 1, Int::default);
         return Ok((Vec::new(), r, 0));
     }
     let m = a.len() - blen + 1;
-    let bz = mpz_vec(b);
+    let bz = owned(b);
     let lc = &bz[blen - 1];
-    let mut q: Vec<Mpz> = (0..m).map(|_| Mpz::new()).collect();
-    let mut t = Mpz::new();
-    // SAFETY (the block): initialised mpz arguments.
-    unsafe {
-        for k in (0..m).rev() {
-            crate::interrupt::checkpoint()?;
-            gmp::mpz_set(t.as_mut_ptr(), r[k + blen - 1].as_ptr());
-            for v in &mut q[k + 1..] {
-                gmp::mpz_mul(v.as_mut_ptr(), v.as_ptr(), lc.as_ptr());
-            }
-            gmp::mpz_set(q[k].as_mut_ptr(), t.as_ptr());
-            for v in &mut r[..k + blen - 1] {
-                gmp::mpz_mul(v.as_mut_ptr(), v.as_ptr(), lc.as_ptr());
-            }
-            gmp::mpz_set_ui(r[k + blen - 1].as_mut_ptr(), 0);
-            for j in 0..blen - 1 {
-                gmp::mpz_submul(r[k + j].as_mut_ptr(), t.as_ptr(), bz[j].as_ptr());
-            }
+    let mut q: Vec<Int> = vec![Int::default(); m];
+    for k in (0..m).rev() {
+        crate::interrupt::checkpoint()?;
+        let t = std::mem::take(&mut r[k + blen - 1]);
+        for v in &mut q[k + 1..] {
+            *v = v.mul(lc)?;
         }
+        for v in &mut r[..k + blen - 1] {
+            *v = v.mul(lc)?;
+        }
+        for j in 0..blen - 1 {
+            r[k + j] = r[k + j].sub(t.mul(&bz[j])?.view());
+        }
+        q[k] = t;
     }
     r.truncate(blen - 1);
     Ok((q, r, m as u64))
@@ -113,10 +99,11 @@ pub fn pseudo_divrem(a: &[IntRef], b: &[IntRef]) -> Result<(Vec<Mpz>, Vec<Mpz>, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{oracle, poly, views, Coef, Rng};
+    use crate::testing::{oracle, poly, views, Coef, Mpz, Rng};
+    use gmp_mpfr_sys::gmp;
 
-    fn coefs(v: &[Mpz]) -> Vec<Coef> {
-        v.iter().map(Mpz::to_coef).collect()
+    fn coefs(v: &[Int]) -> Vec<Coef> {
+        v.iter().map(|x| (x.neg, x.mag.clone())).collect()
     }
 
     /// Σ of two coefficient lists (as GMP integers), padded.
@@ -180,7 +167,7 @@ mod tests {
             let ab = oracle(&views(&c), &bv);
             let (q, r) = divrem(&views(&ab), &bv).unwrap();
             assert_eq!(trim(coefs(&q)), trim(c.clone()));
-            assert!(r.iter().all(|v| v.mag().is_empty()));
+            assert!(r.iter().all(Int::is_zero));
             if bl > 1 && b[bl - 1].1 != [1] {
                 let mut ab1 = ab.clone();
                 ab1[0] = add(&ab1[..1], &[(false, vec![1])])[0].clone();

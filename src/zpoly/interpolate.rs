@@ -15,22 +15,22 @@
 //! 4. num and D divided by gcd(D, content(num)).
 //!
 //! A failed step 2 or 3 doubles the bits of Q and resumes (the residues already computed are kept).
-//! Once Q > 2·H² for H bounding |num| and den of the answer (Cramer's rule gives such an H:
-//! den | Π_(i<j)(u_j − u_i)), reconstruction returns the answer, so the loop ends.
+//! N is taken as 2^⌊(bits(Q) − 2)/2⌋ (≤ √(Q/2), > √(Q/8)): once Q > 8·H² for H bounding |num| and
+//! den of the answer (Cramer's rule gives such an H: den | Π_(i<j)(u_j − u_i)), reconstruction
+//! returns the answer, so the loop ends.
 //!
-//! The big-integer steps (2–4) use GMP and run on the calling thread; the residues are computed in
+//! The big-integer steps (2–4) use [`Int`] (Rust memory, any thread); the residues are computed in
 //! gpmp's pool.
 use super::evaluate::{residues, tree_primes};
-use crate::int::{ceil_log2, max_bits, IntRef, Mpz, MpzView, ZSlab};
+use crate::int::{ceil_log2, cmp_mag, cmp_signed, max_bits, Divisor, Int, IntRef, ZSlab};
 use crate::nmod::crt::Crt;
 use crate::{invalid, runtime, Error, Result};
-use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
 use std::cmp::Ordering;
 
 /// (num, den): n numerator coefficients and den > 0 with f = num/den. n ≥ 1 distinct points and as
-/// many values; otherwise `InvalidArgument`. Call it outside gpmp's pool (it uses GMP).
-pub fn interpolate(points: &[IntRef], values: &[IntRef]) -> Result<(Vec<Mpz>, Mpz)> {
+/// many values; otherwise `InvalidArgument`.
+pub fn interpolate(points: &[IntRef], values: &[IntRef]) -> Result<(Vec<Int>, Int)> {
     let n = points.len();
     if n == 0 {
         return invalid!("no points (n = 0)");
@@ -70,10 +70,10 @@ pub fn interpolate(points: &[IntRef], values: &[IntRef]) -> Result<(Vec<Mpz>, Mp
             }
         }
         let x = runtime::install(|| crt(&good, &rows, n))?;
-        let qz = modulus(&good);
+        let qz = modulus(&good)?;
         if let Some((num, den)) = reconstruct(&x, &qz)? {
             if verify(&num, &den, points, values, bu, bv, &qz, &good, n)? {
-                return Ok(normalize(num, den));
+                return normalize(num, den);
             }
         }
         want *= 2;
@@ -105,106 +105,88 @@ fn crt(good: &[u64], rows: &[Vec<u64>], n: usize) -> Result<ZSlab> {
     Ok(out)
 }
 
-/// Π q as an mpz.
-fn modulus(primes: &[u64]) -> Mpz {
-    let mut z = Mpz::new();
-    // SAFETY: z initialised; products of initialised integers.
-    unsafe {
-        gmp::mpz_set_ui(z.as_mut_ptr(), 1);
-        for &q in primes {
-            gmp::mpz_mul_ui(z.as_mut_ptr(), z.as_ptr(), q);
-        }
+/// Π q.
+fn modulus(primes: &[u64]) -> Result<Int> {
+    let mut z = Int::from_u64(1);
+    for &q in primes {
+        z = z.mul(&Int::from_u64(q))?;
     }
-    z
+    Ok(z)
 }
 
 /// Step 2 of the module doc; `None` when the reconstruction fails at this modulus.
-fn reconstruct(x: &ZSlab, q: &Mpz) -> Result<Option<(Vec<Mpz>, Mpz)>> {
+fn reconstruct(x: &ZSlab, q: &Int) -> Result<Option<(Vec<Int>, Int)>> {
     let n = x.len();
-    // SAFETY (all blocks): initialised mpz arguments.
-    unsafe {
-        let mut bound = Mpz::new(); // N = ⌊√(Q/2)⌋
-        gmp::mpz_tdiv_q_2exp(bound.as_mut_ptr(), q.as_ptr(), 1);
-        gmp::mpz_sqrt(bound.as_mut_ptr(), bound.as_ptr());
-        let mut half = Mpz::new();
-        gmp::mpz_tdiv_q_2exp(half.as_mut_ptr(), q.as_ptr(), 1);
-        let mut den = Mpz::new();
-        gmp::mpz_set_ui(den.as_mut_ptr(), 1);
-        let mut nums: Vec<Mpz> = Vec::with_capacity(n);
-        let mut y = Mpz::new();
-        for j in 0..n {
-            if j % 1024 == 0 {
-                crate::interrupt::checkpoint()?;
-            }
-            let xj = x.get(j);
-            gmp::mpz_mul(y.as_mut_ptr(), MpzView::new(xj.neg, xj.mag).as_ptr(), den.as_ptr());
-            gmp::mpz_mod(y.as_mut_ptr(), y.as_ptr(), q.as_ptr());
-            if gmp::mpz_cmp(y.as_ptr(), half.as_ptr()) > 0 {
-                gmp::mpz_sub(y.as_mut_ptr(), y.as_ptr(), q.as_ptr());
-            }
-            if gmp::mpz_cmpabs(y.as_ptr(), bound.as_ptr()) <= 0 {
-                let mut v = Mpz::new();
-                gmp::mpz_set(v.as_mut_ptr(), y.as_ptr());
-                nums.push(v);
-                continue;
-            }
-            if gmp::mpz_sgn(y.as_ptr()) < 0 {
-                gmp::mpz_add(y.as_mut_ptr(), y.as_ptr(), q.as_ptr());
-            }
-            let Some((a, b)) = ratrecon(&y, q, &bound) else { return Ok(None) };
-            gmp::mpz_mul(den.as_mut_ptr(), den.as_ptr(), b.as_ptr());
-            if gmp::mpz_cmp(den.as_ptr(), bound.as_ptr()) > 0 {
-                return Ok(None);
-            }
-            for v in nums.iter_mut() {
-                gmp::mpz_mul(v.as_mut_ptr(), v.as_ptr(), b.as_ptr());
-            }
-            nums.push(a);
+    let bound = Int::from_u64(1).shl((q.bits() - 2) / 2); // N = 2^⌊(bits(Q) − 2)/2⌋ ≤ √(Q/2)
+    let k = q.mag.len();
+    let div = Divisor::new(&q.mag, 2 * k + 1)?;
+    let (mut rem, mut scratch) = (vec![0u64; k], Vec::new());
+    let mut den = Int::from_u64(1);
+    let mut nums: Vec<Int> = Vec::with_capacity(n);
+    for j in 0..n {
+        if j % 1024 == 0 {
+            crate::interrupt::checkpoint()?;
         }
-        Ok(Some((nums, den)))
+        // y = D·X_j mod Q in [0, Q), then symmetric.
+        let t = Int::from_ref(x.get(j)).mul(&den)?;
+        div.rem_into(&mut rem, &t.mag, &mut scratch)?;
+        let mut y = Int::from_ref(IntRef::new(false, &rem));
+        if t.neg && !y.is_zero() {
+            y = q.sub(y.view());
+        }
+        if y.shl(1) > *q {
+            y = y.sub(q.view());
+        }
+        if cmp_mag(&y.mag, &bound.mag) != Ordering::Greater {
+            nums.push(y);
+            continue;
+        }
+        if y.neg {
+            y = y.add(q.view());
+        }
+        let Some((a, b)) = ratrecon(&y, q, &bound)? else { return Ok(None) };
+        den = den.mul(&b)?;
+        if den > bound {
+            return Ok(None);
+        }
+        for v in nums.iter_mut() {
+            *v = v.mul(&b)?;
+        }
+        nums.push(a);
     }
+    Ok(Some((nums, den)))
 }
 
 /// a/b ≡ y (mod q) with |a| ≤ bound, 0 < b ≤ bound, gcd(a, b) = 1 (y ∈ [0, q)), or `None`.
-fn ratrecon(y: &Mpz, q: &Mpz, bound: &Mpz) -> Option<(Mpz, Mpz)> {
-    // SAFETY: initialised mpz arguments.
-    unsafe {
-        let (mut r0, mut r1, mut t0, mut t1, mut quo, mut tmp) = (Mpz::new(), Mpz::new(), Mpz::new(), Mpz::new(), Mpz::new(), Mpz::new());
-        gmp::mpz_set(r0.as_mut_ptr(), q.as_ptr());
-        gmp::mpz_set(r1.as_mut_ptr(), y.as_ptr());
-        gmp::mpz_set_ui(t1.as_mut_ptr(), 1);
-        while gmp::mpz_cmp(r1.as_ptr(), bound.as_ptr()) > 0 {
-            gmp::mpz_tdiv_qr(quo.as_mut_ptr(), tmp.as_mut_ptr(), r0.as_ptr(), r1.as_ptr());
-            std::mem::swap(&mut r0, &mut r1);
-            std::mem::swap(&mut r1, &mut tmp); // r1 = r0_old mod r1_old
-            gmp::mpz_mul(tmp.as_mut_ptr(), quo.as_ptr(), t1.as_ptr());
-            gmp::mpz_sub(tmp.as_mut_ptr(), t0.as_ptr(), tmp.as_ptr());
-            std::mem::swap(&mut t0, &mut t1);
-            std::mem::swap(&mut t1, &mut tmp); // t1 = t0_old − quo·t1_old
-        }
-        if gmp::mpz_sgn(t1.as_ptr()) == 0 || gmp::mpz_cmpabs(t1.as_ptr(), bound.as_ptr()) > 0 {
-            return None;
-        }
-        gmp::mpz_gcd(tmp.as_mut_ptr(), r1.as_ptr(), t1.as_ptr());
-        if gmp::mpz_cmp_ui(tmp.as_ptr(), 1) != 0 {
-            return None;
-        }
-        if gmp::mpz_sgn(t1.as_ptr()) < 0 {
-            gmp::mpz_neg(t1.as_mut_ptr(), t1.as_ptr());
-            gmp::mpz_neg(r1.as_mut_ptr(), r1.as_ptr());
-        }
-        Some((r1, t1))
+fn ratrecon(y: &Int, q: &Int, bound: &Int) -> Result<Option<(Int, Int)>> {
+    let (mut r0, mut r1) = (q.clone(), y.clone());
+    let (mut t0, mut t1) = (Int::default(), Int::from_u64(1));
+    while r1 > *bound {
+        let (quo, rem) = r0.div_rem(&r1)?;
+        r0 = std::mem::replace(&mut r1, rem);
+        let t = t0.sub(quo.mul(&t1)?.view());
+        t0 = std::mem::replace(&mut t1, t);
     }
+    if t1.is_zero() || cmp_mag(&t1.mag, &bound.mag) == Ordering::Greater {
+        return Ok(None);
+    }
+    if r1.gcd(&t1)? != Int::from_u64(1) {
+        return Ok(None);
+    }
+    if t1.neg {
+        t1 = t1.neg();
+        r1 = r1.neg();
+    }
+    Ok(Some((r1, t1)))
 }
 
 /// Step 3 of the module doc: whether num(u_i) = den·v_i for every i.
 #[allow(clippy::too_many_arguments)]
-fn verify(num: &[Mpz], den: &Mpz, points: &[IntRef], values: &[IntRef], bu: u64, bv: u64, q: &Mpz, used: &[u64], n: usize) -> Result<bool> {
-    let nb = num.iter().map(|v| v.mag().len() as u64 * 64).max().unwrap_or(0);
-    let db = den.mag().len() as u64 * 64;
+fn verify(num: &[Int], den: &Int, points: &[IntRef], values: &[IntRef], bu: u64, bv: u64, q: &Int, used: &[u64], n: usize) -> Result<bool> {
+    let nb = num.iter().map(|v| v.mag.len() as u64 * 64).max().unwrap_or(0);
+    let db = den.mag.len() as u64 * 64;
     let e = (nb + bu * (n as u64 - 1) + ceil_log2(n)).max(db + bv) + 1;
-    // SAFETY: q initialised.
-    let have = unsafe { gmp::mpz_sizeinbase(q.as_ptr(), 2) } as u64 - 1; // Q ≥ 2^have
+    let have = q.bits() - 1; // Q ≥ 2^have
     if have > e {
         return Ok(true);
     }
@@ -225,8 +207,8 @@ fn verify(num: &[Mpz], den: &Mpz, points: &[IntRef], values: &[IntRef], bu: u64,
     if bits <= (e - have) as f64 + 1.0 {
         return Err(Error::SizeTooLarge(format!("a {e}-bit check needs more primes than available")));
     }
-    let numv: Vec<IntRef> = num.iter().map(|v| IntRef::new(v.neg(), v.mag())).collect();
-    let denv = IntRef::new(den.neg(), den.mag());
+    let numv: Vec<IntRef> = num.iter().map(Int::view).collect();
+    let denv = den.view();
     runtime::install(|| {
         extra
             .par_iter()
@@ -249,44 +231,44 @@ fn verify(num: &[Mpz], den: &Mpz, points: &[IntRef], values: &[IntRef], bu: u64,
 }
 
 /// num/den with gcd(den, content(num)) = 1 and den > 0.
-fn normalize(mut num: Vec<Mpz>, mut den: Mpz) -> (Vec<Mpz>, Mpz) {
-    // SAFETY: initialised mpz arguments.
-    unsafe {
-        let mut g = Mpz::new();
-        gmp::mpz_set(g.as_mut_ptr(), den.as_ptr());
-        for v in &num {
-            if gmp::mpz_cmp_ui(g.as_ptr(), 1) == 0 {
-                break;
-            }
-            gmp::mpz_gcd(g.as_mut_ptr(), g.as_ptr(), v.as_ptr());
+fn normalize(mut num: Vec<Int>, mut den: Int) -> Result<(Vec<Int>, Int)> {
+    let one = Int::from_u64(1);
+    let mut g = den.clone();
+    for v in &num {
+        if g == one {
+            break;
         }
-        if gmp::mpz_cmp_ui(g.as_ptr(), 1) != 0 {
-            for v in num.iter_mut() {
-                gmp::mpz_divexact(v.as_mut_ptr(), v.as_ptr(), g.as_ptr());
-            }
-            gmp::mpz_divexact(den.as_mut_ptr(), den.as_ptr(), g.as_ptr());
+        g = g.gcd(v)?;
+    }
+    if g != one {
+        for v in num.iter_mut() {
+            *v = v.div_rem(&g)?.0;
         }
-        if gmp::mpz_sgn(den.as_ptr()) < 0 {
-            gmp::mpz_neg(den.as_mut_ptr(), den.as_ptr());
-            for v in num.iter_mut() {
-                gmp::mpz_neg(v.as_mut_ptr(), v.as_ptr());
-            }
+        den = den.div_rem(&g)?.0;
+    }
+    if den.neg {
+        den = den.neg();
+        for v in num.iter_mut() {
+            *v = v.neg();
         }
     }
-    (num, den)
+    Ok((num, den))
 }
 
 /// Orders integers by value (for tests and callers that sort points).
 pub fn cmp(a: &IntRef, b: &IntRef) -> Ordering {
-    // SAFETY: views of the operands.
-    let c = unsafe { gmp::mpz_cmp(MpzView::new(a.neg, a.mag).as_ptr(), MpzView::new(b.neg, b.mag).as_ptr()) };
-    c.cmp(&0)
+    cmp_signed(*a, *b)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{poly, views, Rng};
+    use crate::testing::{poly, views, Mpz, Rng};
+    use gmp_mpfr_sys::gmp;
+
+    fn coef(x: &Int) -> (bool, Vec<u64>) {
+        (x.neg, x.mag.clone())
+    }
 
     /// num(u_i) = den·v_i at every point (Horner over GMP), den > 0, gcd(den, content(num)) = 1,
     /// for random signed points and values (non-integral results), integral data (den = 1),
@@ -315,6 +297,7 @@ mod tests {
                 let (uv, vv) = (views(&u), views(&v));
                 let (num, den) = interpolate(&uv, &vv).unwrap();
                 assert_eq!(num.len(), n);
+                let (num, den): (Vec<Mpz>, Mpz) = (num.iter().map(|c| Mpz::from_coef(c.view())).collect(), Mpz::from_coef(den.view()));
                 unsafe {
                     assert!(gmp::mpz_sgn(den.as_ptr()) > 0);
                     let mut g = Mpz::new();
@@ -345,15 +328,15 @@ mod tests {
         let v = [(true, vec![5u64]), (true, vec![2u64]), (false, vec![7u64])];
         let (num, den) = interpolate(&views(&u), &views(&v)).unwrap();
         assert_eq!(
-            (den.to_coef(), num.iter().map(Mpz::to_coef).collect::<Vec<_>>()),
+            (coef(&den), num.iter().map(coef).collect::<Vec<_>>()),
             ((false, vec![1]), vec![(true, vec![5]), (false, vec![]), (false, vec![3])])
         );
         // f = x/2 through (0, 0) and (2, 1): num = x, den = 2.
         let u = [(false, vec![]), (false, vec![2u64])];
         let v = [(false, vec![]), (false, vec![1u64])];
         let (num, den) = interpolate(&views(&u), &views(&v)).unwrap();
-        assert_eq!(den.to_coef(), (false, vec![2]));
-        assert_eq!(num.iter().map(Mpz::to_coef).collect::<Vec<_>>(), vec![(false, vec![]), (false, vec![1])]);
+        assert_eq!(coef(&den), (false, vec![2]));
+        assert_eq!(num.iter().map(coef).collect::<Vec<_>>(), vec![(false, vec![]), (false, vec![1])]);
         // Repeated points.
         let u = [(false, vec![4u64]), (true, vec![4u64]), (false, vec![4u64])];
         let v = [(false, vec![1u64]), (false, vec![2u64]), (false, vec![3u64])];

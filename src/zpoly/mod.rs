@@ -7,5 +7,8 @@ pub mod divrem;
 pub mod evaluate;
 pub mod interpolate;
 pub mod mul;
+pub mod real_roots;
+pub mod scale_shift;
+pub mod taylor_shift;
 
 pub use mul::{choose, gpu_wanted, mul, mul_on_gpu, runs_inline, Alg, HostProduct};
