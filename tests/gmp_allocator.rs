@@ -29,6 +29,14 @@ use gpmp::ffi::mpz_n::*;
 use gpmp::ffi::poly::{
     gpmp_poly_mul, gpmp_poly_mul_alg, gpmp_poly_mul_alg_ptr, gpmp_poly_mul_ptr, gpmp_poly_sqr, gpmp_poly_sqr_ptr, RawMulAlg,
 };
+use gpmp::ffi::poly_eval::{
+    gpmp_poly_divrem, gpmp_poly_divrem_ptr, gpmp_poly_evaluate, gpmp_poly_evaluate_ptr, gpmp_poly_interpolate, gpmp_poly_interpolate_ptr,
+    gpmp_poly_pseudo_divrem, gpmp_poly_pseudo_divrem_ptr,
+};
+use gpmp::ffi::roots::{
+    gpmp_poly_count_real_roots, gpmp_poly_count_real_roots_ptr, gpmp_poly_real_roots, gpmp_poly_real_roots_ptr, gpmp_poly_scale_shift,
+    gpmp_poly_scale_shift_ptr, gpmp_poly_taylor_shift, gpmp_poly_taylor_shift_ptr,
+};
 use gpmp::ffi::runtime::{gpmp_set_backend, gpmp_set_num_threads, RawBackend};
 use gpmp::ffi::zvec::{
     gpmp_zvec_free, gpmp_zvec_get_mpz, gpmp_zvec_get_mpz_ptr, gpmp_zvec_mul, gpmp_zvec_mulmod, gpmp_zvec_new, gpmp_zvec_powm,
@@ -705,10 +713,303 @@ fn bpas(g: &mut Gen, threads: i32) {
     }
 }
 
+/// f(t) by Horner's rule.
+fn horner(f: &Ints, t: *const mpz_t) -> Ints {
+    let mut v = Ints::new(1);
+    for i in (0..f.len()).rev() {
+        // SAFETY: initialised mpz_t.
+        unsafe {
+            gmp::mpz_mul(v.at_mut(0), v.at(0), t);
+            gmp::mpz_add(v.at_mut(0), v.at(0), f.at(i));
+        }
+    }
+    v
+}
+
+/// Σ f_i·2^(k·(d − i))·(x + c)^i (d = flen − 1) by Horner's rule over polynomials: f(x + c) for k = 0.
+fn shift_oracle(f: &Ints, k: u64, c: *const mpz_t) -> Ints {
+    let n = f.len();
+    let mut g = Ints::new(n);
+    let mut t = Ints::new(1);
+    for i in (0..n).rev() {
+        // SAFETY: initialised mpz_t. g ← g·(x + c) + f_i·2^(k(d − i)), g of degree d − i − 1 before.
+        unsafe {
+            for j in (0..n - 1 - i).rev() {
+                gmp::mpz_add(g.at_mut(j + 1), g.at(j + 1), g.at(j));
+                gmp::mpz_mul(g.at_mut(j), g.at(j), c);
+            }
+            gmp::mpz_mul_2exp(t.at_mut(0), f.at(i), k * (n - 1 - i) as u64);
+            gmp::mpz_add(g.at_mut(0), g.at(0), t.at(0));
+        }
+    }
+    g
+}
+
+/// a − q·b − r = 0 (as polynomials), where q·b is the schoolbook product.
+fn assert_division(a: &Ints, q: &Ints, b: &Ints, r: &Ints, what: &str) {
+    let mut rest = Ints::new(a.len());
+    for i in 0..a.len() {
+        // SAFETY: initialised mpz_t.
+        unsafe { gmp::mpz_set(rest.at_mut(i), a.at(i)) };
+    }
+    if q.len() > 0 {
+        let qb = poly_oracle(q, b);
+        for i in 0..qb.len() {
+            // SAFETY: initialised mpz_t; q·b has alen coefficients.
+            unsafe { gmp::mpz_sub(rest.at_mut(i), rest.at(i), qb.at(i)) };
+        }
+    }
+    for i in 0..r.len() {
+        // SAFETY: initialised mpz_t.
+        unsafe { gmp::mpz_sub(rest.at_mut(i), rest.at(i), r.at(i)) };
+    }
+    for i in 0..rest.len() {
+        // SAFETY: initialised mpz_t.
+        assert_eq!(unsafe { gmp::mpz_sgn(rest.at(i)) }, 0, "{what}: a ≠ q·b + r at coefficient {i}");
+    }
+}
+
+fn evaluation_and_division(g: &mut Gen, threads: i32) {
+    // Evaluation (flen, f bits, n points, point bits): values within 2^14 bits (subproduct trees
+    // modulo primes), and 200,000-bit values (one point at a time, GMP's products off the stack).
+    for &(fl, fb, n, ub) in &[(100usize, 100u64, 200usize, 60u64), (64, 70_000, 12, 2000)] {
+        let (f, u) = (g.ints(fl, fb, true), g.ints(n, ub, true));
+        let mut want = Ints::new(n);
+        for i in 0..n {
+            // SAFETY: initialised mpz_t.
+            unsafe { gmp::mpz_set(want.at_mut(i), horner(&f, u.at(i)).at(0)) };
+        }
+        let what = format!("gpmp_poly_evaluate(_ptr) {fl} coefficients of {fb} bits at {n} points of {ub} bits, {threads} threads");
+        case(&what, || {
+            let mut v = Ints::new(n);
+            // SAFETY: arrays of initialised mpz_t of the stated lengths.
+            ok(unsafe { gpmp_poly_evaluate(v.mp(), f.p(), fl, u.p(), n) }, &what);
+            v.assert_eq(&want, &what);
+            let mut v = Ints::new(n);
+            // SAFETY: arrays of valid pointers to initialised mpz_t.
+            ok(unsafe { gpmp_poly_evaluate_ptr(v.ptrs_mut().as_mut_ptr(), f.ptrs().as_ptr(), fl, u.ptrs().as_ptr(), n) }, &what);
+            v.assert_eq(&want, &what);
+        });
+    }
+    // Interpolation through the values of f at n distinct points gives back num = f, den = 1;
+    // 40,000-bit coefficients take a modulus above GMP's stack bound in the reconstruction.
+    for &(n, fb) in &[(50usize, 200u64), (24, 40_000)] {
+        let f = g.ints(n, fb, true);
+        let mut u = Ints::new(n);
+        let mut vals = Ints::new(n);
+        for i in 0..n {
+            // SAFETY: initialised mpz_t; the points −n/2 … n/2 − 1 times a 70-bit odd number.
+            unsafe {
+                gmp::mpz_set_si(u.at_mut(i), i as std::ffi::c_long - (n / 2) as std::ffi::c_long);
+                gmp::mpz_mul_2exp(u.at_mut(i), u.at(i), 70);
+                gmp::mpz_add_ui(u.at_mut(i), u.at(i), 12345);
+                gmp::mpz_set(vals.at_mut(i), horner(&f, u.at(i)).at(0));
+            }
+        }
+        let mut one = Ints::new(1);
+        // SAFETY: initialised mpz_t.
+        unsafe { gmp::mpz_set_ui(one.at_mut(0), 1) };
+        let what = format!("gpmp_poly_interpolate(_ptr) n = {n}, {fb}-bit coefficients, {threads} threads");
+        case(&what, || {
+            let (mut num, mut den) = (Ints::new(n), Ints::new(1));
+            // SAFETY: arrays of n initialised mpz_t, den initialised.
+            ok(unsafe { gpmp_poly_interpolate(num.mp(), den.mp(), u.p(), vals.p(), n) }, &what);
+            num.assert_eq(&f, &what);
+            den.assert_eq(&one, &what);
+            let (mut num, mut den) = (Ints::new(n), Ints::new(1));
+            // SAFETY: arrays of valid pointers to initialised mpz_t.
+            let s = unsafe { gpmp_poly_interpolate_ptr(num.ptrs_mut().as_mut_ptr(), den.mp(), u.ptrs().as_ptr(), vals.ptrs().as_ptr(), n) };
+            ok(s, &what);
+            num.assert_eq(&f, &what);
+            den.assert_eq(&one, &what);
+        });
+    }
+    // Division: lc(b) = ±1 with a remainder, and pseudo-division; (alen, blen, bits) small and with
+    // 100,000-bit coefficients.
+    for &(al, bl, bits) in &[(60usize, 20usize, 300u64), (12, 5, 100_000)] {
+        let (a, mut b) = (g.ints(al, bits, true), g.ints(bl, bits, true));
+        // SAFETY: initialised mpz_t.
+        unsafe { gmp::mpz_set_si(b.at_mut(bl - 1), -1) };
+        let (ql, rl) = (al - bl + 1, bl - 1);
+        let what = format!("gpmp_poly_divrem(_ptr) {al} / {bl}, {bits} bits, {threads} threads");
+        case(&what, || {
+            let (mut q, mut r) = (Ints::new(ql), Ints::new(rl));
+            // SAFETY: arrays of initialised mpz_t of the stated lengths.
+            ok(unsafe { gpmp_poly_divrem(q.mp(), r.mp(), a.p(), al, b.p(), bl) }, &what);
+            assert_division(&a, &q, &b, &r, &what);
+            let (mut q2, mut r2) = (Ints::new(ql), Ints::new(rl));
+            // SAFETY: arrays of valid pointers to initialised mpz_t.
+            let s = unsafe {
+                gpmp_poly_divrem_ptr(q2.ptrs_mut().as_mut_ptr(), r2.ptrs_mut().as_mut_ptr(), a.ptrs().as_ptr(), al, b.ptrs().as_ptr(), bl)
+            };
+            ok(s, &what);
+            q2.assert_eq(&q, &what);
+            r2.assert_eq(&r, &what);
+        });
+        // Pseudo-division by b with a 200-bit leading coefficient: lc^d·a = q·b + r.
+        let mut b = g.ints(bl, bits, true);
+        // SAFETY: initialised mpz_t.
+        unsafe { gmp::mpz_set(b.at_mut(bl - 1), g.ints(1, 200, false).at(0)) };
+        let d = (al - bl + 1) as u64;
+        let mut lca = Ints::new(al);
+        for i in 0..al {
+            // SAFETY: initialised mpz_t.
+            unsafe {
+                gmp::mpz_pow_ui(lca.at_mut(i), b.at(bl - 1), d as _);
+                gmp::mpz_mul(lca.at_mut(i), lca.at(i), a.at(i));
+            }
+        }
+        let what = format!("gpmp_poly_pseudo_divrem(_ptr) {al} / {bl}, {bits} bits, {threads} threads");
+        case(&what, || {
+            let (mut q, mut r, mut dd) = (Ints::new(ql), Ints::new(rl), 0);
+            // SAFETY: arrays of initialised mpz_t of the stated lengths.
+            ok(unsafe { gpmp_poly_pseudo_divrem(q.mp(), r.mp(), &mut dd, a.p(), al, b.p(), bl) }, &what);
+            assert_eq!(dd as u64, d, "{what}: d");
+            assert_division(&lca, &q, &b, &r, &what);
+            let (mut q2, mut r2, mut d2) = (Ints::new(ql), Ints::new(rl), 0);
+            // SAFETY: arrays of valid pointers to initialised mpz_t.
+            let s = unsafe {
+                gpmp_poly_pseudo_divrem_ptr(
+                    q2.ptrs_mut().as_mut_ptr(),
+                    r2.ptrs_mut().as_mut_ptr(),
+                    &mut d2,
+                    a.ptrs().as_ptr(),
+                    al,
+                    b.ptrs().as_ptr(),
+                    bl,
+                )
+            };
+            ok(s, &what);
+            assert_eq!(d2, dd, "{what}: d");
+            q2.assert_eq(&q, &what);
+            r2.assert_eq(&r, &what);
+        });
+    }
+}
+
+fn shifts_and_roots(g: &mut Gen, threads: i32) {
+    // Shifts (flen, bits, bits of c, k): small; 100,000-bit coefficients (parallel halves, GMP's
+    // products off the stack); long with c = ±1 (divide and conquer, multi-modular blocks).
+    for &(fl, bits, cb, k) in &[(30usize, 200u64, 40u64, 3u64), (40, 100_000, 100, 7), (2500, 64, 1, 0)] {
+        let f = g.ints(fl, bits, true);
+        let c = g.ints(1, cb, cb > 1);
+        let shifted = shift_oracle(&f, 0, c.at(0));
+        let scaled = shift_oracle(&f, k, c.at(0));
+        let what = format!("gpmp_poly_taylor_shift / scale_shift (k = {k}) (_ptr) {fl} x {bits} bits, c of {cb} bits, {threads} threads");
+        case(&what, || {
+            let mut h = Ints::new(fl);
+            // SAFETY: arrays of fl initialised mpz_t, c initialised.
+            ok(unsafe { gpmp_poly_taylor_shift(h.mp(), f.p(), fl, c.at(0)) }, &what);
+            h.assert_eq(&shifted, &format!("{what}: shift"));
+            let mut h = Ints::new(fl);
+            // SAFETY: arrays of valid pointers to initialised mpz_t.
+            ok(unsafe { gpmp_poly_taylor_shift_ptr(h.ptrs_mut().as_mut_ptr(), f.ptrs().as_ptr(), fl, c.at(0)) }, &what);
+            h.assert_eq(&shifted, &format!("{what}: shift _ptr"));
+            let mut h = Ints::new(fl);
+            // SAFETY: as above.
+            ok(unsafe { gpmp_poly_scale_shift(h.mp(), f.p(), fl, k as _, c.at(0)) }, &what);
+            h.assert_eq(&scaled, &format!("{what}: scale-shift"));
+            let mut h = Ints::new(fl);
+            // SAFETY: as above.
+            ok(unsafe { gpmp_poly_scale_shift_ptr(h.ptrs_mut().as_mut_ptr(), f.ptrs().as_ptr(), fl, k as _, c.at(0)) }, &what);
+            h.assert_eq(&scaled, &format!("{what}: scale-shift _ptr"));
+        });
+    }
+    // Real roots of ∏ (x − r_i)·(x² + 1) with r_i = (i − 3)·2^s (s = 10: small; s = 12,000: the
+    // coefficients pass GMP's stack bound); the integer roots come back as points.
+    for &(nr, s) in &[(8usize, 10u64), (6, 12_000)] {
+        let mut roots = Ints::new(nr);
+        let mut f = Ints::new(3);
+        // SAFETY: initialised mpz_t; f = x² + 1, then times (x − r_i) for each root.
+        unsafe {
+            gmp::mpz_set_ui(f.at_mut(0), 1);
+            gmp::mpz_set_ui(f.at_mut(2), 1);
+        }
+        for i in 0..nr {
+            let mut next = Ints::new(f.len() + 1);
+            // SAFETY: initialised mpz_t.
+            unsafe {
+                gmp::mpz_set_si(roots.at_mut(i), i as std::ffi::c_long - 3);
+                gmp::mpz_mul_2exp(roots.at_mut(i), roots.at(i), s);
+                for j in 0..f.len() {
+                    gmp::mpz_add(next.at_mut(j + 1), next.at(j + 1), f.at(j));
+                    gmp::mpz_submul(next.at_mut(j), f.at(j), roots.at(i));
+                }
+            }
+            f = next;
+        }
+        let fl = f.len();
+        let what = format!("gpmp_poly_real_roots / count_real_roots (_ptr), {nr} roots spaced 2^{s}, {threads} threads");
+        let check = |lo: &[Rat], hi: &[Rat], mult: &[usize], got: usize, what: &str| {
+            assert_eq!(got, nr, "{what}: count");
+            for i in 0..nr {
+                let (l, h) = (&lo[i], &hi[i]);
+                // SAFETY: initialised mpq_t / mpz_t.
+                unsafe {
+                    assert_eq!(gmp::mpz_cmp_ui(gmp::mpq_denref(&l.0), 1), 0, "{what}: root {i} is an integer");
+                    assert_eq!(gmp::mpz_cmp(gmp::mpq_numref(&l.0), roots.at(i)), 0, "{what}: root {i}");
+                    assert_eq!(gmp::mpq_cmp(&l.0, &h.0), 0, "{what}: root {i} as a point");
+                }
+                assert_eq!(mult[i], 1, "{what}: multiplicity {i}");
+            }
+        };
+        case(&what, || {
+            let m = fl - 1;
+            let (mut lo, mut hi, mut mult, mut got) = (Rat::many(m), Rat::many(m), vec![0usize; m], 0usize);
+            let (lp, hp) = (lo.as_mut_ptr() as *mut gmp::mpq_t, hi.as_mut_ptr() as *mut gmp::mpq_t);
+            // SAFETY: m initialised mpq_t each, f of fl initialised mpz_t.
+            ok(unsafe { gpmp_poly_real_roots(lp, hp, mult.as_mut_ptr(), &mut got, f.p(), fl, 10) }, &what);
+            check(&lo, &hi, &mult, got, &what);
+            let (mut lo, mut hi, mut mult, mut got) = (Rat::many(m), Rat::many(m), vec![0usize; m], 0usize);
+            let mut lps: Vec<*mut gmp::mpq_t> = lo.iter_mut().map(|q| &mut q.0 as *mut gmp::mpq_t).collect();
+            let mut hps: Vec<*mut gmp::mpq_t> = hi.iter_mut().map(|q| &mut q.0 as *mut gmp::mpq_t).collect();
+            // SAFETY: arrays of valid pointers to initialised mpq_t and mpz_t.
+            let st = unsafe {
+                gpmp_poly_real_roots_ptr(lps.as_mut_ptr(), hps.as_mut_ptr(), mult.as_mut_ptr(), &mut got, f.ptrs().as_ptr(), fl, 10)
+            };
+            ok(st, &what);
+            check(&lo, &hi, &mult, got, &format!("{what}: _ptr"));
+            let mut count = 0usize;
+            // SAFETY: f of fl initialised mpz_t.
+            ok(unsafe { gpmp_poly_count_real_roots(&mut count, f.p(), fl) }, &what);
+            assert_eq!(count, nr, "{what}: count_real_roots");
+            let mut count = 0usize;
+            // SAFETY: fl valid pointers to initialised mpz_t.
+            ok(unsafe { gpmp_poly_count_real_roots_ptr(&mut count, f.ptrs().as_ptr(), fl) }, &what);
+            assert_eq!(count, nr, "{what}: count_real_roots_ptr");
+        });
+    }
+}
+
+/// An initialised `mpq_t`, cleared on drop.
+struct Rat(gmp::mpq_t);
+
+impl Rat {
+    fn many(n: usize) -> Vec<Rat> {
+        (0..n)
+            .map(|_| {
+                let mut q = MaybeUninit::uninit();
+                // SAFETY: mpq_init initialises q.
+                unsafe {
+                    gmp::mpq_init(q.as_mut_ptr());
+                    Rat(q.assume_init())
+                }
+            })
+            .collect()
+    }
+}
+
+impl Drop for Rat {
+    fn drop(&mut self) {
+        // SAFETY: initialised mpq_t.
+        unsafe { gmp::mpq_clear(&mut self.0) };
+    }
+}
+
 /// The whole matrix under the current backend (each part's time on stderr).
 fn matrix(g: &mut Gen) {
     type Part = fn(&mut Gen, i32);
-    let parts: [(&str, Part); 8] = [
+    let parts: [(&str, Part); 10] = [
         ("elementwise", elementwise),
         ("modular", modular),
         ("powers", powers),
@@ -717,6 +1018,8 @@ fn matrix(g: &mut Gen) {
         ("zvecs", zvecs),
         ("fields", fields),
         ("bpas", bpas),
+        ("evaluation, interpolation and division", evaluation_and_division),
+        ("shifts and real roots", shifts_and_roots),
     ];
     for threads in [1, 4] {
         ok(gpmp_set_num_threads(threads), "gpmp_set_num_threads");

@@ -445,4 +445,40 @@ mod tests {
             }
         }
     }
+
+    /// Quotients and remainders against GMP for divisors of 1 to 1500 limbs (both sides of the
+    /// truncated estimate's T = 402) and numerators up to 4000 limbs (GMP's path and the chunked
+    /// one), adversarial limbs, exact multiples, a < b and a = b.
+    #[test]
+    fn quotients_match_gmp() {
+        let mut rng = Rng(37);
+        for &k in &[1usize, 2, 3, 401, 402, 403, 700, 1500] {
+            for kind in 0..5 {
+                let b = operand(&mut rng, k, kind);
+                for &al in &[k.saturating_sub(1).max(1), k, k + 1, 999, 1000, 1001, 1805, 4000] {
+                    if al < k.saturating_sub(1) {
+                        continue;
+                    }
+                    for tk in 0..3 {
+                        let a = match tk {
+                            0 => operand(&mut rng, al, kind),
+                            1 => operand(&mut rng, al, 1),
+                            _ => {
+                                let qv = operand(&mut rng, al.saturating_sub(k).max(1), 0);
+                                let mut p = vec![0; qv.len() + k];
+                                mul_into(&mut p, &qv, &b).unwrap();
+                                p
+                            }
+                        };
+                        let (q, r) = div_rem_mag(&a, &b).unwrap();
+                        let (wq, wr) = gmp_divmod(&a, &b);
+                        assert_eq!(q, normalized(&wq), "quotient: a {} limbs, b {k}, kind {kind}, {tk}", a.len());
+                        assert_eq!(r, normalized(&wr), "remainder: a {} limbs, b {k}, kind {kind}, {tk}", a.len());
+                    }
+                }
+                let (q, r) = div_rem_mag(&b, &b).unwrap();
+                assert_eq!((q, r), (vec![1], vec![]), "b / b, k = {k}");
+            }
+        }
+    }
 }

@@ -235,4 +235,36 @@ mod tests {
             assert_eq!(x.shl(sh).view(), IntRef::new(t.neg(), t.mag()), "shift {round}");
         }
     }
+
+    /// Truncated quotients and remainders (all sign combinations), gcd, right shifts and the order
+    /// against GMP.
+    #[test]
+    fn division_gcd_shift_and_order_match_gmp() {
+        let mut rng = Rng(43);
+        let int = |c: &(bool, Vec<u64>)| Int::from_ref(IntRef::new(c.0, &c.1));
+        for round in 0..300 {
+            let (ba, bb) = (rng.below(3000) + 1, if round % 3 == 0 { rng.below(70) + 1 } else { rng.below(3000) + 1 });
+            let (ka, kb) = (rng.below(4), rng.below(4));
+            let (x, y) = (int(&coef(&mut rng, ba, ka)), int(&coef(&mut rng, bb, kb)));
+            let (za, zb) = (Mpz::from_coef(x.view()), Mpz::from_coef(y.view()));
+            let (mut q, mut r, mut g, mut sh) = (Mpz::new(), Mpz::new(), Mpz::new(), Mpz::new());
+            let s = rng.below(200);
+            // SAFETY: initialised.
+            let c = unsafe {
+                gmp::mpz_gcd(&mut g.0, &za.0, &zb.0);
+                gmp::mpz_tdiv_q_2exp(&mut sh.0, &za.0, s);
+                gmp::mpz_cmp(&za.0, &zb.0)
+            };
+            assert_eq!(x.gcd(&y).unwrap().view(), IntRef::new(g.neg(), g.mag()), "gcd {round}");
+            assert_eq!(x.shr(s).view(), IntRef::new(sh.neg(), sh.mag()), "shift {round}");
+            assert_eq!(x.cmp(&y), c.cmp(&0), "order {round}");
+            if !y.is_zero() {
+                // SAFETY: initialised, divisor nonzero.
+                unsafe { gmp::mpz_tdiv_qr(&mut q.0, &mut r.0, &za.0, &zb.0) };
+                let (qq, rr) = x.div_rem(&y).unwrap();
+                assert_eq!(qq.view(), IntRef::new(q.neg(), q.mag()), "quotient {round}");
+                assert_eq!(rr.view(), IntRef::new(r.neg(), r.mag()), "remainder {round}");
+            }
+        }
+    }
 }

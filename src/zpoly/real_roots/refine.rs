@@ -587,7 +587,32 @@ fn pow2(e: i64) -> f64 {
 mod tests {
     use super::*;
     use crate::testing::roots::{from_i64, mul, to_coefs};
-    use crate::testing::{views, Rng};
+    use crate::testing::{views, Mpz, Rng};
+
+    /// ⌊√x⌋ and squareness against GMP on both sides of GMP's stack bound (Newton's iteration
+    /// above), for random x, perfect squares s² and s² − 1.
+    #[test]
+    fn square_roots_match_gmp() {
+        let mut rng = Rng(47);
+        for &n in &[1usize, 2, 7, mpn::GMP_SQRTREM_MAX_LIMBS - 1, mpn::GMP_SQRTREM_MAX_LIMBS, mpn::GMP_SQRTREM_MAX_LIMBS + 1, 2600] {
+            for kind in 0..3 {
+                let mut x: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+                x[n - 1] |= 1;
+                if kind > 0 {
+                    let h: Vec<u64> = (0..n.div_ceil(2)).map(|_| rng.next() | 1).collect();
+                    let sq = Int { neg: false, mag: h.clone() }.mul(&Int { neg: false, mag: h }).unwrap();
+                    x = if kind == 1 { sq.mag } else { sq.sub(IntRef::new(false, &[1])).mag };
+                }
+                let z = Mpz::from_coef(IntRef::new(false, &x));
+                let (mut s, mut r) = (Mpz::new(), Mpz::new());
+                // SAFETY: initialised.
+                unsafe { gmp_mpfr_sys::gmp::mpz_sqrtrem(&mut s.0, &mut r.0, &z.0) };
+                let (got, exact) = sqrt_floor(&x);
+                assert_eq!(got, s.mag(), "{n} limbs, kind {kind}");
+                assert_eq!(exact, r.mag().is_empty(), "{n} limbs, kind {kind}");
+            }
+        }
+    }
 
     /// The double and double-double filters never contradict the exact sign: q = ∏ (j·x − k) with
     /// close roots, huge and tiny coefficients, at points near and far from the roots (x ≤ 1 and
