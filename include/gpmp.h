@@ -70,6 +70,13 @@ typedef enum gpmp_layout {
 typedef struct gpmp_gfpf gpmp_gfpf;
 
 /*
+ Opaque subproduct tree of n distinct points mod p (`typedef struct gpmp_nmod_tree gpmp_nmod_tree;`),
+ with the subproducts' transforms and the inverse of the reversed root. Immutable after creation:
+ one tree may be used by several threads at once.
+ */
+typedef struct gpmp_nmod_tree gpmp_nmod_tree;
+
+/*
  Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).
  */
 typedef struct gpmp_zvec gpmp_zvec;
@@ -572,6 +579,116 @@ enum gpmp_status gpmp_nmod_poly_mul(uint64_t *h,
                                     uint64_t p);
 
 /*
+ a = q·b + r in Z/pZ\[x\] with deg r < deg b: q gets alen − blen + 1 coefficients (none when
+ alen < blen), r gets blen − 1 (a padded with zeros when alen < blen). b\[blen−1\] must be
+ nonzero (blen = 0, the zero polynomial, is `GPMP_INVALID_ARGUMENT`). q or r may be NULL when not
+ wanted; either may alias a or b. Schoolbook for short quotients or divisors, else Newton's
+ iteration on NTT products.
+
+ # Safety
+ a, b hold alen, blen `uint64_t`; q, r (when not NULL) hold the lengths above.
+ */
+enum gpmp_status gpmp_nmod_poly_divrem(uint64_t *q,
+                                       uint64_t *r,
+                                       const uint64_t *a,
+                                       size_t alen,
+                                       const uint64_t *b,
+                                       size_t blen,
+                                       uint64_t p);
+
+/*
+ g = 1/f mod x^n (n coefficients) in Z/pZ\[\[x\]\]; f\[0\] must be nonzero (flen ≥ 1). g may alias f.
+
+ # Safety
+ f holds flen and g holds n `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_poly_inv_series(uint64_t *g,
+                                           const uint64_t *f,
+                                           size_t flen,
+                                           size_t n,
+                                           uint64_t p);
+
+/*
+ The subproduct tree of the n ≥ 1 distinct points (residues mod p), or NULL on error (repeated
+ points, an unreduced point, p not an odd prime < 2^63, n = 0; see `gpmp_last_error`). Free it
+ with `gpmp_nmod_tree_free`. Memory: about (⌈log2 n⌉ + 2·r·(⌈log2 n⌉ − 5) + 4)·n words, r = 1 when
+ 2^(⌈log2 n⌉+2) divides p − 1 and 2 or 3 otherwise.
+
+ # Safety
+ points holds n `uint64_t`.
+ */
+struct gpmp_nmod_tree *gpmp_nmod_tree_new(const uint64_t *points,
+                                          size_t n,
+                                          uint64_t p);
+
+/*
+ Frees a tree (NULL is allowed).
+
+ # Safety
+ T is NULL or from `gpmp_nmod_tree_new`, not freed before, and no call is using it.
+ */
+void gpmp_nmod_tree_free(struct gpmp_nmod_tree *T);
+
+/*
+ The number of points n of the tree (0 for NULL).
+
+ # Safety
+ T is NULL or a live tree.
+ */
+size_t gpmp_nmod_tree_len(const struct gpmp_nmod_tree *T);
+
+/*
+ values\[i\] = f(points\[i\]) mod p for the tree's n points; any flen (also 0, or > n: f is first
+ reduced modulo Π (x − points\[i\])). values may alias f.
+
+ # Safety
+ f holds flen and values holds n `uint64_t`; T is a live tree.
+ */
+enum gpmp_status gpmp_nmod_poly_evaluate(uint64_t *values,
+                                         const uint64_t *f,
+                                         size_t flen,
+                                         const struct gpmp_nmod_tree *T);
+
+/*
+ The unique f of degree < n with f(points\[i\]) = values\[i\] for the tree's n points: writes n
+ coefficients. f may alias values. The first call on a tree also computes and keeps the weights
+ 1/Π_(j≠i)(points\[i\] − points\[j\]) (one evaluation).
+
+ # Safety
+ values and f hold n `uint64_t`; T is a live tree.
+ */
+enum gpmp_status gpmp_nmod_poly_interpolate(uint64_t *f,
+                                            const uint64_t *values,
+                                            const struct gpmp_nmod_tree *T);
+
+/*
+ values\[i\] = f(points\[i\]) mod p, i < n, without a kept tree. The points may repeat (no tree of
+ distinct points is needed to evaluate); n = 0 writes nothing.
+
+ # Safety
+ f holds flen, points and values hold n `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_poly_evaluate_vec(uint64_t *values,
+                                             const uint64_t *f,
+                                             size_t flen,
+                                             const uint64_t *points,
+                                             size_t n,
+                                             uint64_t p);
+
+/*
+ The unique f of degree < n with f(points\[i\]) = values\[i\], n ≥ 1 distinct points, without a
+ kept tree: writes n coefficients. f may alias points or values.
+
+ # Safety
+ points, values and f hold n `uint64_t`.
+ */
+enum gpmp_status gpmp_nmod_poly_interpolate_vec(uint64_t *f,
+                                                const uint64_t *points,
+                                                const uint64_t *values,
+                                                size_t n,
+                                                uint64_t p);
+
+/*
  h\[0 .. flen+glen−2\] = f·g (coefficients low to high). h holds flen+glen−1 initialised `mpz_t`;
  nothing is written when flen or glen is 0. h may be the same array as f or g.
  Backend: the GPU (multi-modular NTT) under `GPMP_BACKEND_GPU` (`GPMP_NO_CUDA_DEVICE` without a
@@ -641,6 +758,241 @@ enum gpmp_status gpmp_poly_mul_alg_ptr(mpz_ptr *h,
  As `gpmp_poly_mul_ptr`.
  */
 enum gpmp_status gpmp_poly_sqr_ptr(mpz_ptr *h, const mpz_srcptr *f, size_t flen);
+
+/*
+ values\[i\] = f(points\[i\]) exactly, i < n (points may repeat; all 0 when flen = 0). Values of
+ at most 2^14 bits (bound: bits(max|f_j|) + bits(max|u|)·(flen − 1) + ⌈log2 flen⌉) by subproduct
+ trees modulo 50-bit primes and CRT, larger ones one point at a time by halving f.
+
+ # Safety
+ f holds flen, points and values hold n initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_evaluate(mpz_t *values,
+                                    const mpz_t *f,
+                                    size_t flen,
+                                    const mpz_t *points,
+                                    size_t n);
+
+/*
+ `gpmp_poly_evaluate` over arrays of pointers (the values\[i\] distinct; they may point to inputs).
+
+ # Safety
+ Arrays of valid pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_evaluate_ptr(mpz_ptr *values,
+                                        const mpz_srcptr *f,
+                                        size_t flen,
+                                        const mpz_srcptr *points,
+                                        size_t n);
+
+/*
+ The unique f ∈ Q\[x\] of degree < n with f(points\[i\]) = values\[i\] (n ≥ 1 distinct points), as
+ num/den: writes the n coefficients of num ∈ Z\[x\] and den > 0, with gcd(den, content(num)) = 1.
+ Modular interpolation with rational reconstruction, checked exactly; `GPMP_SIZE_TOO_LARGE` when
+ num and den together need more than about 10^5 bits.
+
+ # Safety
+ points, values and num hold n initialised `mpz_t`; den is an initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_interpolate(mpz_t *num,
+                                       mpz_t *den,
+                                       const mpz_t *points,
+                                       const mpz_t *values,
+                                       size_t n);
+
+/*
+ `gpmp_poly_interpolate` over arrays of pointers.
+
+ # Safety
+ Arrays of valid pointers to initialised `mpz_t`; den an initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_interpolate_ptr(mpz_ptr *num,
+                                           mpz_ptr den,
+                                           const mpz_srcptr *points,
+                                           const mpz_srcptr *values,
+                                           size_t n);
+
+/*
+ a = q·b + r with deg r < deg b over Z: q gets alen − blen + 1 coefficients (none when
+ alen < blen), r gets blen − 1. Needs lc(b) = ±1, unless b divides a exactly (then r = 0);
+ otherwise `GPMP_INVALID_ARGUMENT`, as for blen = 0 or a zero leading coefficient. q or r may be
+ NULL when not wanted. Classical division (gpmp's own integers).
+
+ # Safety
+ a, b hold alen, blen initialised `mpz_t`; q, r (when not NULL) the lengths above.
+ */
+enum gpmp_status gpmp_poly_divrem(mpz_t *q,
+                                  mpz_t *r,
+                                  const mpz_t *a,
+                                  size_t alen,
+                                  const mpz_t *b,
+                                  size_t blen);
+
+/*
+ `gpmp_poly_divrem` over arrays of pointers.
+
+ # Safety
+ Arrays of valid pointers to initialised `mpz_t` (q, r may be NULL).
+ */
+enum gpmp_status gpmp_poly_divrem_ptr(mpz_ptr *q,
+                                      mpz_ptr *r,
+                                      const mpz_srcptr *a,
+                                      size_t alen,
+                                      const mpz_srcptr *b,
+                                      size_t blen);
+
+/*
+ lc(b)^d·a = q·b + r with d = alen − blen + 1 (FLINT's `fmpz_poly_pseudo_divrem`): q gets d
+ coefficients, r gets blen − 1; when alen < blen, d = 0, r = a. q, r or d may be NULL when not
+ wanted. Classical pseudo-division (gpmp's own integers).
+
+ # Safety
+ As `gpmp_poly_divrem`; d (when not NULL) points to an `unsigned long`.
+ */
+enum gpmp_status gpmp_poly_pseudo_divrem(mpz_t *q,
+                                         mpz_t *r,
+                                         unsigned long *d,
+                                         const mpz_t *a,
+                                         size_t alen,
+                                         const mpz_t *b,
+                                         size_t blen);
+
+/*
+ `gpmp_poly_pseudo_divrem` over arrays of pointers.
+
+ # Safety
+ As `gpmp_poly_divrem_ptr`; d as in `gpmp_poly_pseudo_divrem`.
+ */
+enum gpmp_status gpmp_poly_pseudo_divrem_ptr(mpz_ptr *q,
+                                             mpz_ptr *r,
+                                             unsigned long *d,
+                                             const mpz_srcptr *a,
+                                             size_t alen,
+                                             const mpz_srcptr *b,
+                                             size_t blen);
+
+/*
+ g\[0 .. flen−1\] = the coefficients of f(x + c) (low to high): g_k = Σ_(i≥k) f_i·C(i, k)·c^(i−k).
+ Any c and any coefficient sizes. g holds flen initialised `mpz_t` and may be the same array as f
+ (in place); nothing is written when flen is 0. The tableau (Horner's scheme on the limbs) for
+ short polynomials, divide and conquer over the fast product for long ones (whose large products
+ go to the GPU under AUTO like `gpmp_poly_mul`'s).
+
+ # Safety
+ Arrays of initialised `mpz_t` as described; c points to an initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_taylor_shift(mpz_t *g,
+                                        const mpz_t *f,
+                                        size_t flen,
+                                        mpz_srcptr c);
+
+/*
+ `gpmp_poly_taylor_shift` over arrays of pointers; the g\[i\] must be distinct and may point to
+ the inputs.
+
+ # Safety
+ Arrays of valid pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_poly_taylor_shift_ptr(mpz_ptr *g,
+                                            const mpz_srcptr *f,
+                                            size_t flen,
+                                            mpz_srcptr c);
+
+/*
+ g = 2^(k·d)·f((x + c)/2^k), d = flen − 1 (CUMODP's P_(k,c): the polynomial whose roots in (0, 1)
+ are 2^k·r − c for the roots r of f in (c/2^k, (c + 1)/2^k)). g holds flen initialised `mpz_t`
+ and may be f.
+
+ # Safety
+ As `gpmp_poly_taylor_shift`.
+ */
+enum gpmp_status gpmp_poly_scale_shift(mpz_t *g,
+                                       const mpz_t *f,
+                                       size_t flen,
+                                       unsigned long k,
+                                       mpz_srcptr c);
+
+/*
+ `gpmp_poly_scale_shift` over arrays of pointers (as `gpmp_poly_taylor_shift_ptr`).
+
+ # Safety
+ As `gpmp_poly_taylor_shift_ptr`.
+ */
+enum gpmp_status gpmp_poly_scale_shift_ptr(mpz_ptr *g,
+                                           const mpz_srcptr *f,
+                                           size_t flen,
+                                           unsigned long k,
+                                           mpz_srcptr c);
+
+/*
+ g\[0 .. flen−1\] = f(x + c) mod p, p an odd prime < 2^63, every f\[i\] and c < p
+ (`GPMP_INVALID_ARGUMENT` otherwise, g untouched). g may be f.
+
+ # Safety
+ f and g hold flen `uint64_t` (NULL allowed when flen = 0).
+ */
+enum gpmp_status gpmp_nmod_poly_taylor_shift(uint64_t *g,
+                                             const uint64_t *f,
+                                             size_t flen,
+                                             uint64_t c,
+                                             uint64_t p);
+
+/*
+ The distinct real roots of f (any nonzero f, not necessarily square-free), ascending. lo, hi
+ (and mult, if not NULL) have room for flen − 1 entries; *nroots receives their number. Root i
+ lies in \[lo\[i\], hi\[i\]\]: lo\[i\] == hi\[i\] exactly when the root is that rational number, otherwise
+ lo\[i\] < root < hi\[i\], the open interval holds no other root, no endpoint is a root, and the
+ closed intervals are pairwise disjoint. prec ≥ 0: every interval has width ≤ 2^−prec; prec < 0:
+ isolation only. Endpoints are dyadic (a/2^e). mult\[i\] = the multiplicity of root i in f.
+ The zero polynomial (flen = 0 or all coefficients 0) is `GPMP_INVALID_ARGUMENT`; a nonzero
+ constant has no roots. Outputs are written only on success.
+
+ Method: the square-free part (a multi-modular GCD), x ↦ x² deflation of even polynomials,
+ Descartes' rule of signs on a bisection tree whose nodes are Taylor shifts (subtrees in
+ parallel), bisection with filtered exact signs for the final intervals.
+
+ # Safety
+ f holds flen initialised `mpz_t`; lo and hi hold initialised `mpq_t` (one per root); mult, when
+ not NULL, and nroots are writable.
+ */
+enum gpmp_status gpmp_poly_real_roots(mpq_t *lo,
+                                      mpq_t *hi,
+                                      size_t *mult,
+                                      size_t *nroots,
+                                      const mpz_t *f,
+                                      size_t flen,
+                                      long prec);
+
+/*
+ `gpmp_poly_real_roots` over arrays of pointers (the lo\[i\], hi\[i\] distinct `mpq_t`).
+
+ # Safety
+ As `gpmp_poly_real_roots`, with arrays of valid pointers.
+ */
+enum gpmp_status gpmp_poly_real_roots_ptr(mpq_ptr *lo,
+                                          mpq_ptr *hi,
+                                          size_t *mult,
+                                          size_t *nroots,
+                                          const mpz_srcptr *f,
+                                          size_t flen,
+                                          long prec);
+
+/*
+ *nroots = the number of distinct real roots of f (any nonzero f; the zero polynomial is
+ `GPMP_INVALID_ARGUMENT`).
+
+ # Safety
+ f holds flen initialised `mpz_t`; nroots is writable.
+ */
+enum gpmp_status gpmp_poly_count_real_roots(size_t *nroots, const mpz_t *f, size_t flen);
+
+/*
+ `gpmp_poly_count_real_roots` over an array of pointers.
+
+ # Safety
+ f holds flen valid pointers to initialised `mpz_t`; nroots is writable.
+ */
+enum gpmp_status gpmp_poly_count_real_roots_ptr(size_t *nroots, const mpz_srcptr *f, size_t flen);
 
 /*
  The library version, e.g. "0.1.0".

@@ -946,8 +946,8 @@ fn shifts_and_roots(g: &mut Gen, threads: i32) {
                 let (l, h) = (&lo[i], &hi[i]);
                 // SAFETY: initialised mpq_t / mpz_t.
                 unsafe {
-                    assert_eq!(gmp::mpz_cmp_ui(gmp::mpq_denref(&l.0), 1), 0, "{what}: root {i} is an integer");
-                    assert_eq!(gmp::mpz_cmp(gmp::mpq_numref(&l.0), roots.at(i)), 0, "{what}: root {i}");
+                    assert_eq!(gmp::mpz_cmp_ui(gmp::mpq_denref_const(&l.0), 1), 0, "{what}: root {i} is an integer");
+                    assert_eq!(gmp::mpz_cmp(gmp::mpq_numref_const(&l.0), roots.at(i)), 0, "{what}: root {i}");
                     assert_eq!(gmp::mpq_cmp(&l.0, &h.0), 0, "{what}: root {i} as a point");
                 }
                 assert_eq!(mult[i], 1, "{what}: multiplicity {i}");
