@@ -850,7 +850,7 @@ fn evaluation_and_division(g: &mut Gen, threads: i32) {
         let mut b = g.ints(bl, bits, true);
         // SAFETY: initialised mpz_t.
         unsafe { gmp::mpz_set(b.at_mut(bl - 1), g.ints(1, 200, false).at(0)) };
-        let d = (al - bl + 1) as u64;
+        let d = (al - bl + 1) as std::ffi::c_ulong;
         let mut lca = Ints::new(al);
         for i in 0..al {
             // SAFETY: initialised mpz_t.
@@ -864,7 +864,7 @@ fn evaluation_and_division(g: &mut Gen, threads: i32) {
             let (mut q, mut r, mut dd) = (Ints::new(ql), Ints::new(rl), 0);
             // SAFETY: arrays of initialised mpz_t of the stated lengths.
             ok(unsafe { gpmp_poly_pseudo_divrem(q.mp(), r.mp(), &mut dd, a.p(), al, b.p(), bl) }, &what);
-            assert_eq!(dd as u64, d, "{what}: d");
+            assert_eq!(dd, d, "{what}: d");
             assert_division(&lca, &q, &b, &r, &what);
             let (mut q2, mut r2, mut d2) = (Ints::new(ql), Ints::new(rl), 0);
             // SAFETY: arrays of valid pointers to initialised mpz_t.

@@ -132,7 +132,7 @@ pub const GMP_SQRTREM_MAX_LIMBS: usize = 2 * GMP_STACK_MAX_LIMBS;
 /// 1 ≤ x.len() ≤ [`GMP_SQRTREM_MAX_LIMBS`], x's top limb nonzero; s has ⌈x.len()/2⌉ limbs, r x.len().
 pub fn sqrtrem(s: &mut [u64], r: &mut [u64], x: &[u64]) -> usize {
     let n = x.len();
-    assert!(n >= 1 && n <= GMP_SQRTREM_MAX_LIMBS && x[n - 1] != 0 && s.len() == n.div_ceil(2) && r.len() == n);
+    assert!((1..=GMP_SQRTREM_MAX_LIMBS).contains(&n) && x[n - 1] != 0 && s.len() == n.div_ceil(2) && r.len() == n);
     // SAFETY: the sizes as asserted; s and r are distinct mutable slices, so they overlap neither x.
     unsafe { gmp::mpn_sqrtrem(s.as_mut_ptr(), r.as_mut_ptr(), x.as_ptr(), n as _) as usize }
 }
