@@ -6,10 +6,9 @@
 //!   every multiplication algorithm;
 //! - [`try_zeroed`]: fallible allocation, so that out-of-memory becomes a status instead of an abort;
 //! - [`pack`]: signed Kronecker packing and unpacking; [`sum_shifted`]: Σ ±x_i·2^(64·o_i);
-//! - [`mul_into`]: products, [`Divisor`]: remainders, [`div_rem_mag`]: quotients,
-//!   [`PowmModulus`]: modular powers, all callable
-//!   on worker threads (GMP only within the sizes where it takes no memory from the host's memory
-//!   functions, [`mpn`]);
+//! - [`mul_into`]: products, [`Divisor`]: remainders, [`div_rem_mag`]: quotients, [`PowmModulus`]:
+//!   modular powers, all callable on worker threads (GMP only within the sizes where it takes no
+//!   memory from the host's memory functions, [`mpn`]);
 //! - [`Int`]: an owned signed integer for exact scalar work on worker threads;
 //! - [`ZList`]: integers of individual sizes in one allocation; [`batch`]: element-wise arithmetic
 //!   over batches (the CPU path of `gpmp_mpz_*_n` and `gpmp_zvec_*`).
