@@ -274,15 +274,15 @@ fn gpu_interrupts() {
     }
     let mut rng = Rng(21);
     gpmp_set_device_memory_limit(512 << 20);
-    let mut long = Long::new(&mut rng, 1 << 18, 1024, gpmp_mul_alg::GPMP_MUL_AUTO);
+    let mut long = Long::new(&mut rng, 1 << 20, 1024, gpmp_mul_alg::GPMP_MUL_AUTO);
     // Once through (kernels compiled and tuned for these shapes: a first use on an empty kernel
     // cache is stopped only between two kernel compilations), then stopped.
     let t = Instant::now();
     assert_eq!(long.run(), gpmp_status::GPMP_SUCCESS, "{}", last_error());
-    println!("GPU product 2^18 x 2^18, 1024 bits, in parts, first call: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    println!("GPU product 2^20 x 2^20, 1024 bits, in parts, first call: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
     set_si(&mut long.h, 7);
     let late = interrupt_by_handler(&mut long, Duration::ZERO);
-    println!("GPU product 2^18 x 2^18, 1024 bits, in parts: returned {:.1} ms after the handler said stop", late.as_secs_f64() * 1e3);
+    println!("GPU product 2^20 x 2^20, 1024 bits, in parts: returned {:.1} ms after the handler said stop", late.as_secs_f64() * 1e3);
     assert!(late < Duration::from_secs(2));
     let mut small = Long::new(&mut rng, 1 << 12, 200, gpmp_mul_alg::GPMP_MUL_AUTO);
     assert_eq!(small.run(), gpmp_status::GPMP_SUCCESS, "{}", last_error());
