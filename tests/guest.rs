@@ -197,6 +197,9 @@ fn interrupts() {
 }
 
 fn memory_limits() {
+    // The host limit, on the CPU backend (on a GPU host AUTO puts zvecs on the device, under the
+    // device limit, which gpu_interrupts exercises).
+    assert_eq!(gpmp_set_backend(RawBackend(1)), gpmp_status::GPMP_SUCCESS);
     let mut rng = Rng(3);
     let (f, g) = (ints(&mut rng, 4096, 512), ints(&mut rng, 4096, 512));
     let mut h = zeros(8191);
@@ -237,6 +240,7 @@ fn memory_limits() {
     }
     // From the environment's syntax.
     assert_eq!(gpmp::memory::parse_bytes("8G"), Some(8 << 30));
+    assert_eq!(gpmp_set_backend(RawBackend(0)), gpmp_status::GPMP_SUCCESS);
 }
 
 static LOGGED: Mutex<Vec<(c_int, String)>> = Mutex::new(Vec::new());
