@@ -64,6 +64,8 @@ impl Product {
     /// # Safety
     /// As `write_slab`.
     unsafe fn write(mut self, out: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
+        // A call stopped after its last checkpoint returns without writing.
+        crate::interrupt::checkpoint()?;
         match &mut self {
             Product::Slab(h) => write_slab(h, out),
             Product::Gpu(h) => write_product(h, out),

@@ -298,6 +298,11 @@ impl Job {
                         d[x.mag.len()..].fill(0);
                         *s = u8::from(x.neg);
                     });
+                    if crate::interrupt::current().is_stopped() {
+                        // Earlier chunks may still be in flight from `buf`: wait before returning.
+                        stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+                        crate::interrupt::checkpoint()?;
+                    }
                     // SAFETY: dst lies in the live host buffer (pinned: asynchronous DMA; it is
                     // not written again before the stream has passed this copy); the device range
                     // is inside `limbs`.
@@ -318,9 +323,10 @@ impl Job {
                 let (d_out, d_neg) = self.compute(&limbs, &d_signs, &lens, hlen, stride)?;
                 drop((limbs, d_signs));
                 let t_enq = Instant::now();
-                if trace {
-                    stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
-                }
+                // The device work is done here; a stopped call skips the download (the stream is
+                // idle, so no transfer targets `out` when it is freed).
+                stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+                crate::interrupt::checkpoint()?;
                 let t_dev = Instant::now();
                 let (mags, signs) = out.parts_mut()?;
                 self.download(&d_out, &d_neg, mags, signs)?;
