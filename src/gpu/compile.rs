@@ -1,18 +1,35 @@
 //! Kernel compilation: the CUDA C files of `kernels/` (listed in [`super::kernels`]) are embedded in
-//! the library, specialised by `-D` defines, compiled by NVRTC to PTX for the device's compute
-//! capability at first use, `kernels/common.cuh` prepended, and cached twice: loaded modules in
-//! memory per device, PTX on disk under `$XDG_CACHE_HOME/gpmp` (or `~/.cache/gpmp`). A disk entry
-//! is keyed by the full compiled text (common header and source), the options, the architecture,
-//! the NVRTC version and the driver version; its file holds the whole key and is used only on an
-//! exact match. `GPMP_KERNEL_CACHE=off` disables the disk cache.
+//! the library, specialised by `-D` defines and compiled by NVRTC at first use, `kernels/common.cuh`
+//! prepended, for the device's real architecture (`--gpu-architecture=sm_XY`). One compile gives
+//! both the device code (CUBIN, `nvrtcGetCUBIN`), which the driver loads as is, and the PTX, which
+//! is loaded (through the driver's JIT) only when the driver refuses the CUBIN.
+//!
+//! Caches, both per specialisation:
+//! - in memory, per device: one slot per module, so that different modules compile at the same time
+//!   on different threads ([`warmup`] uses them all) while a module is compiled once however many
+//!   threads ask for it;
+//! - on disk under `$XDG_CACHE_HOME/gpmp` (or `~/.cache/gpmp`): one file per compile holding its key,
+//!   the CUBIN and the PTX. The key is what determines the code: the compiled text (common header
+//!   and source), the options (which name the architecture) and the NVRTC version; the driver's
+//!   version is not part of it (a CUBIN is the driver's input, not its output). An entry is used
+//!   only on an exact key match. `GPMP_KERNEL_CACHE=off` disables the disk cache.
+//!
+//! No precompiled kernels are shipped in the library: building it must not need CUDA, so they could
+//! come only from an optional build step, making two libraries that behave differently, or from
+//! binary blobs committed beside their sources, which go stale silently. A call compiles only the
+//! modules it launches, and each machine does so once.
 use super::device::{nvrtc_present, Device};
 use super::kernels::{self, all_specs, Kernel, Spec, COMMON};
 use super::{driver_err, shield};
+use crate::log::{log, Level};
 use crate::{Error, Result};
 use cudarc::driver::CudaModule;
-use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
+use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
+use std::ffi::{c_char, CStr, CString};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// NVRTC options for `spec` on `arch` (e.g. "sm_90").
 pub fn options(spec: &Spec, arch: &str) -> Result<Vec<String>> {
@@ -36,7 +53,7 @@ fn nvrtc_version() -> Result<String> {
     shield("nvrtcVersion", || {
         let (mut major, mut minor) = (0, 0);
         // SAFETY: writes two ints.
-        let r = unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) };
+        let r = unsafe { nvrtc_sys::nvrtcVersion(&mut major, &mut minor) };
         r.result().map_err(|e| Error::Cuda(format!("nvrtcVersion: {e:?}")))?;
         Ok(format!("{major}.{minor}"))
     })
@@ -58,75 +75,281 @@ fn fnv1a(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
-/// The PTX of `spec` for `arch`, from the disk cache or NVRTC. `driver` (the driver version, or
-/// none when compiling without a device) is part of the cache key.
-pub fn ptx(spec: &Spec, arch: &str, driver: Option<i32>) -> Result<String> {
+/// The two compiled forms of one specialisation, from one NVRTC compile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Code {
+    /// Device code for the real architecture (an ELF image).
+    pub cubin: Vec<u8>,
+    /// The PTX of the same compile.
+    pub ptx: String,
+}
+
+impl Code {
+    /// The disk entry: `key`, a NUL, the CUBIN's length (8 bytes, little-endian), the CUBIN, the PTX.
+    fn entry(&self, key: &str) -> Vec<u8> {
+        let mut e = Vec::with_capacity(key.len() + 9 + self.cubin.len() + self.ptx.len());
+        e.extend_from_slice(key.as_bytes());
+        e.push(0);
+        e.extend_from_slice(&(self.cubin.len() as u64).to_le_bytes());
+        e.extend_from_slice(&self.cubin);
+        e.extend_from_slice(self.ptx.as_bytes());
+        e
+    }
+
+    /// The code of a disk entry written for exactly `key`; `None` for another key or a damaged file.
+    fn from_entry(e: &[u8], key: &str) -> Option<Code> {
+        let rest = e.strip_prefix(key.as_bytes())?.strip_prefix(&[0])?;
+        let (len, rest) = rest.split_first_chunk::<8>()?;
+        let len = usize::try_from(u64::from_le_bytes(*len)).ok().filter(|&l| l <= rest.len())?;
+        let (cubin, ptx) = rest.split_at(len);
+        Some(Code { cubin: cubin.to_vec(), ptx: String::from_utf8(ptx.to_vec()).ok()? })
+    }
+}
+
+/// The disk cache key of `spec` for `arch` and the cache file's name.
+fn cache_key(spec: &Spec, arch: &str) -> Result<(String, String)> {
+    let src = kernels::find(spec.source)?;
+    let opts = options(spec, arch)?;
+    let key = format!("gpmp kernel {}\n{}\nnvrtc {}\n{}", src.file, opts.join(" "), nvrtc_version()?, compiled_text(src));
+    let name = format!("{}-{arch}-{:016x}.bin", src.file.trim_end_matches(".cu"), fnv1a(&key));
+    Ok((key, name))
+}
+
+/// An NVRTC program, destroyed on drop.
+struct Program(nvrtc_sys::nvrtcProgram);
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: created by create_program and destroyed once.
+        let _ = unsafe { nvrtc::destroy_program(self.0) };
+    }
+}
+
+/// `what` of an NVRTC call as a gpmp error.
+fn nvrtc_err(what: &str, e: nvrtc::NvrtcError) -> Error {
+    Error::Cuda(format!("{what}: {e:?}"))
+}
+
+/// Compiles `text` (named `file`) with `opts` for a real architecture: its CUBIN and PTX.
+fn nvrtc_compile(file: &str, text: &str, opts: &[String]) -> Result<Code> {
+    shield("NVRTC", || {
+        let src = CString::new(text).map_err(|_| Error::Internal(format!("{file} holds a NUL byte")))?;
+        let name = CString::new(file).map_err(|_| Error::Internal(format!("{file}: a NUL byte in the name")))?;
+        let prog = Program(nvrtc::create_program(&src, Some(&name)).map_err(|e| nvrtc_err("nvrtcCreateProgram", e))?);
+        // SAFETY: prog is a live program; src and name outlive it.
+        if let Err(e) = unsafe { nvrtc::compile_program(prog.0, opts) } {
+            // SAFETY: as above; the log is NUL-terminated.
+            let log =
+                unsafe { nvrtc::get_program_log(prog.0) }.map(|l| unsafe { CStr::from_ptr(l.as_ptr()) }.to_string_lossy().into_owned());
+            return Err(Error::Cuda(format!("NVRTC cannot compile {file} with {} ({e:?}):\n{}", opts.join(" "), log.unwrap_or_default())));
+        }
+        // SAFETY: as above; NVRTC writes the sizes it reported.
+        let ptx = unsafe { nvrtc::get_ptx(prog.0) }.map_err(|e| nvrtc_err("nvrtcGetPTX", e))?;
+        let ptx = unsafe { CStr::from_ptr(ptx.as_ptr()) }.to_string_lossy().into_owned();
+        let mut size = 0usize;
+        unsafe { nvrtc_sys::nvrtcGetCUBINSize(prog.0, &mut size) }.result().map_err(|e| nvrtc_err("nvrtcGetCUBINSize", e))?;
+        let mut cubin = vec![0u8; size];
+        unsafe { nvrtc_sys::nvrtcGetCUBIN(prog.0, cubin.as_mut_ptr().cast::<c_char>()) }
+            .result()
+            .map_err(|e| nvrtc_err("nvrtcGetCUBIN", e))?;
+        if size == 0 {
+            return Err(Error::Cuda(format!("NVRTC gave no CUBIN for {file} with {}", opts.join(" "))));
+        }
+        Ok(Code { cubin, ptx })
+    })
+}
+
+/// The compiled code of `spec` for the real architecture `arch` (e.g. "sm_90"), from the disk cache
+/// or NVRTC (then written to the cache); the flag tells whether it came from the cache.
+pub fn code(spec: &Spec, arch: &str) -> Result<(Code, bool)> {
     if !nvrtc_present() {
         return Err(Error::NoCudaDevice("libnvrtc cannot be loaded, so no kernel can be compiled".into()));
     }
     let src = kernels::find(spec.source)?;
-    let opts = options(spec, arch)?;
-    let text = compiled_text(src);
-    let key = format!("gpmp kernel {}\n{}\nnvrtc {}\ndriver {driver:?}\n{text}", src.file, opts.join(" "), nvrtc_version()?);
-    let file = cache_dir().map(|d| d.join(format!("{}-{arch}-{:016x}.ptx", src.file.trim_end_matches(".cu"), fnv1a(&key))));
-    if let Some(f) = &file {
-        if let Ok(text) = std::fs::read_to_string(f) {
-            if let Some(ptx) = text.strip_prefix(&key).and_then(|t| t.strip_prefix('\0')) {
-                return Ok(ptx.to_string());
-            }
-        }
+    let (key, name) = cache_key(spec, arch)?;
+    let file = cache_dir().map(|d| d.join(name));
+    if let Some(code) = file.as_ref().and_then(|f| std::fs::read(f).ok()).and_then(|e| Code::from_entry(&e, &key)) {
+        return Ok((code, true));
     }
-    let compiled = shield("NVRTC", || {
-        let o = CompileOptions { options: opts.clone(), name: Some(src.file.to_string()), ..Default::default() };
-        compile_ptx_with_opts(&text, o).map(|p| p.to_src()).map_err(|e| match e {
-            CompileError::CompileError { log, .. } => {
-                Error::Cuda(format!("NVRTC cannot compile {} with {}:\n{}", src.file, opts.join(" "), log.to_string_lossy()))
-            }
-            e => Error::Cuda(format!("NVRTC: {e}")),
-        })
-    })?;
+    let code = nvrtc_compile(src.file, &compiled_text(src), &options(spec, arch)?)?;
     if let Some(f) = &file {
         // Best effort: write a private temporary, then rename it into place atomically.
-        let tmp = f.with_extension(format!("tmp{}", std::process::id()));
+        static SERIAL: AtomicUsize = AtomicUsize::new(0);
+        let tmp = f.with_extension(format!("tmp{}-{}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed)));
         let ok = f.parent().is_some_and(|d| std::fs::create_dir_all(d).is_ok())
-            && std::fs::write(&tmp, format!("{key}\0{compiled}")).is_ok()
+            && std::fs::write(&tmp, code.entry(&key)).is_ok()
             && std::fs::rename(&tmp, f).is_ok();
         if !ok {
             let _ = std::fs::remove_file(&tmp);
         }
     }
-    Ok(compiled)
+    Ok((code, false))
 }
 
-/// The module of `spec` loaded on `dev` (compiled and loaded at first use, then kept).
+/// The PTX of `spec` for `arch`, through [`code`] (and its cache).
+pub fn ptx(spec: &Spec, arch: &str) -> Result<String> {
+    code(spec, arch).map(|(c, _)| c.ptx)
+}
+
+/// One module's slot in [`Device::modules`]: empty until a compile and load succeed.
+pub(crate) type Slot = Arc<Mutex<Option<Arc<CudaModule>>>>;
+
+/// The module of `spec` loaded on `dev` (compiled and loaded at first use, then kept). Threads
+/// asking for different modules compile them at the same time; threads asking for the same one
+/// wait for its first compile.
 pub fn module(dev: &Device, spec: &Spec) -> Result<Arc<CudaModule>> {
-    let key = format!("{spec:?}");
-    let mut mods = dev.modules.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(m) = mods.get(&key) {
+    let slot: Slot = {
+        let mut mods = dev.modules.lock().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(mods.entry(format!("{spec:?}")).or_default())
+    };
+    let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(m) = &*slot {
         return Ok(Arc::clone(m));
     }
-    // A first use compiles (seconds, on an empty cache): a stopped call returns before that.
+    // A first use compiles (up to seconds, on an empty cache): a stopped call returns before that.
     crate::interrupt::checkpoint()?;
-    let code = ptx(spec, &dev.arch(), Some(dev.driver_version))?;
-    let m = shield("cuModuleLoadData", || dev.ctx.load_module(Ptx::from_src(code)).map_err(|e| driver_err("cuModuleLoadData", e)))?;
-    mods.insert(key, Arc::clone(&m));
+    let t0 = Instant::now();
+    let arch = dev.arch();
+    let (code, cached) = code(spec, &arch)?;
+    let t1 = Instant::now();
+    let m = shield("cuModuleLoadData", || {
+        dev.ctx.load_module(Ptx::from_binary(code.cubin)).or_else(|cubin_err| {
+            // A driver older than the compiler may refuse its CUBIN: try the PTX through the JIT.
+            log(Level::Warn, "kernel load", || format!("{spec:?}: the driver refuses the {arch} CUBIN ({cubin_err:?}); loading the PTX"));
+            dev.ctx.load_module(Ptx::from_src(code.ptx)).map_err(|e| driver_err("cuModuleLoadData", e))
+        })
+    })?;
+    log(Level::Debug, "kernel load", || {
+        let how = if cached { "from the disk cache" } else { "compiled by NVRTC" };
+        format!("{} {}: {how} in {:.1} ms, loaded in {:.1} ms", spec.source, spec_defines(spec), ms(t0, t1), ms(t1, Instant::now()))
+    });
+    *slot = Some(Arc::clone(&m));
     Ok(m)
 }
 
-/// Compiles and loads every specialisation on the current device now.
+/// Milliseconds from `a` to `b`.
+pub(crate) fn ms(a: Instant, b: Instant) -> f64 {
+    b.duration_since(a).as_secs_f64() * 1e3
+}
+
+/// `-DK=V ...` of `spec`.
+fn spec_defines(spec: &Spec) -> String {
+    spec.defines.iter().map(|(k, v)| format!("-D{k}={v}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Compiles and loads every specialisation on the current device now, on up to as many threads as
+/// the machine has cores (NVRTC compiles independent programs in parallel); the first error is
+/// returned after every thread has finished.
 pub fn warmup() -> Result<()> {
     let dev = super::device::current()?;
-    for s in all_specs() {
-        module(&dev, &s)?;
-    }
-    Ok(())
+    let specs = all_specs();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, specs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let first_err: Mutex<Option<Error>> = Mutex::new(None);
+    let call = crate::interrupt::current();
+    let t0 = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                while let Some(spec) = specs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if let Err(e) = call.check().and_then(|_| module(&dev, spec)) {
+                        first_err.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+                    }
+                }
+            });
+        }
+    });
+    log(Level::Debug, "gpmp_gpu_warmup", || format!("{} modules on {threads} threads in {:.1} ms", specs.len(), ms(t0, Instant::now())));
+    first_err.into_inner().unwrap_or_else(|e| e.into_inner()).map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// CI has no GPU but installs libnvrtc: every kernel and specialisation must compile for sm_90.
+    /// Points `XDG_CACHE_HOME` at a fresh directory for the life of the value. Only the tests of this
+    /// module change the variable; other tests merely use whichever cache it names.
+    struct TempCache {
+        dir: PathBuf,
+        old: Option<std::ffi::OsString>,
+        _lock: std::sync::MutexGuard<'static, ()>,
+    }
+
+    impl TempCache {
+        fn new(tag: &str) -> TempCache {
+            static LOCK: Mutex<()> = Mutex::new(());
+            let lock = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+            let dir = std::env::temp_dir().join(format!("gpmp-cache-{tag}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            let old = std::env::var_os("XDG_CACHE_HOME");
+            std::env::set_var("XDG_CACHE_HOME", &dir);
+            TempCache { dir, old, _lock: lock }
+        }
+
+        /// The cache files written for `spec` on `arch`.
+        fn files(&self, spec: &Spec, arch: &str) -> Vec<PathBuf> {
+            let (_, name) = cache_key(spec, arch).unwrap();
+            let f = self.dir.join("gpmp").join(name);
+            if f.exists() {
+                vec![f]
+            } else {
+                vec![]
+            }
+        }
+    }
+
+    impl Drop for TempCache {
+        fn drop(&mut self) {
+            match self.old.take() {
+                Some(v) => std::env::set_var("XDG_CACHE_HOME", v),
+                None => std::env::remove_var("XDG_CACHE_HOME"),
+            }
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    /// An entry reads back only under its own key, and a damaged one reads as absent.
+    #[test]
+    fn a_cache_entry_round_trips_under_its_key_only() {
+        for code in [
+            Code { cubin: vec![], ptx: String::new() },
+            Code { cubin: b"\x7fELF\0\0\xff".to_vec(), ptx: ".version 9.0\n.target sm_90\n".into() },
+            Code { cubin: vec![0; 1000], ptx: "\0x".into() },
+        ] {
+            let e = code.entry("key\nnvrtc 13.0");
+            assert_eq!(Code::from_entry(&e, "key\nnvrtc 13.0"), Some(code.clone()));
+            assert_eq!(Code::from_entry(&e, "key\nnvrtc 13.1"), None);
+            assert_eq!(Code::from_entry(&e, "key"), None);
+            // Truncated inside the length or the CUBIN.
+            let head = "key\nnvrtc 13.0".len() + 1;
+            assert_eq!(Code::from_entry(&e[..head + 4], "key\nnvrtc 13.0"), None);
+            if !code.cubin.is_empty() {
+                assert_eq!(Code::from_entry(&e[..head + 8 + code.cubin.len() - 1], "key\nnvrtc 13.0"), None);
+            }
+        }
+    }
+
+    /// The key changes with everything that changes the code (options, architecture, text) and
+    /// with nothing else.
+    #[test]
+    fn the_cache_key_names_the_code_not_the_driver() {
+        if !nvrtc_present() {
+            eprintln!("skipped: libnvrtc cannot be loaded");
+            return;
+        }
+        let specs = all_specs();
+        let (a, b) = (&specs[0], &specs[1]);
+        let (ka, na) = cache_key(a, "sm_90").unwrap();
+        assert_eq!(cache_key(a, "sm_90").unwrap(), (ka.clone(), na.clone()));
+        assert_ne!(cache_key(a, "sm_80").unwrap().1, na);
+        assert_ne!(cache_key(b, "sm_90").unwrap().1, na);
+        assert!(ka.contains("--gpu-architecture=sm_90") && ka.contains(&format!("nvrtc {}", nvrtc_version().unwrap())));
+        assert!(ka.contains(COMMON) && ka.contains(kernels::find(a.source).unwrap().source));
+        assert!(!ka.contains("driver"));
+    }
+
+    /// CI has no GPU but installs libnvrtc: every kernel and specialisation must compile for sm_90,
+    /// to PTX and to an sm_90 CUBIN (an ELF image).
     #[test]
     fn every_kernel_compiles_for_sm_90() {
         if !nvrtc_present() {
@@ -135,11 +358,21 @@ mod tests {
         }
         let specs = all_specs();
         assert!(!specs.is_empty());
-        for s in &specs {
-            let p = ptx(s, "sm_90", None).unwrap_or_else(|e| panic!("{s:?}: {e}"));
-            assert!(p.contains(".target sm_90"), "{s:?}");
-            assert!(p.contains(".entry"), "{s:?}");
-        }
+        let _cache = TempCache::new("all");
+        // In parallel, as `warmup` compiles them.
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..std::thread::available_parallelism().map_or(1, |n| n.get()) {
+                s.spawn(|| {
+                    while let Some(spec) = specs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let (c, _) = code(spec, "sm_90").unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+                        assert!(c.ptx.contains(".target sm_90"), "{spec:?}");
+                        assert!(c.ptx.contains(".entry"), "{spec:?}");
+                        assert!(c.cubin.starts_with(b"\x7fELF"), "{spec:?}");
+                    }
+                });
+            }
+        });
     }
 
     #[test]
@@ -149,49 +382,39 @@ mod tests {
             return;
         }
         let bad = Spec { source: "ntt.cu", defines: vec![("GPMP_FORCE_ERROR", 1)] };
-        match ptx(&bad, "sm_90", None) {
+        match ptx(&bad, "sm_90") {
             Err(Error::Cuda(msg)) => assert!(msg.contains("GPMP_FORCE_ERROR"), "{msg}"),
             other => panic!("expected a compile error, got {other:?}"),
         }
         assert!(matches!(kernels::find("nope.cu"), Err(Error::Internal(_))));
     }
 
-    /// The disk cache: a compile leaves one file holding key and PTX, a second request is served
-    /// from it, and a file whose key does not match is ignored and rewritten.
+    /// The disk cache: a compile leaves one file holding key, CUBIN and PTX; a second request is
+    /// served from it (the same bytes); a file whose key does not match is ignored and rewritten.
     #[test]
     fn the_disk_cache_round_trips_and_checks_its_key() {
         if !nvrtc_present() {
             eprintln!("skipped: libnvrtc cannot be loaded");
             return;
         }
-        let dir = std::env::temp_dir().join(format!("gpmp-cache-test-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        // Only this test changes the variable; other tests merely use whichever cache it names.
-        let old = std::env::var_os("XDG_CACHE_HOME");
-        std::env::set_var("XDG_CACHE_HOME", &dir);
+        let cache = TempCache::new("round-trip");
         let spec = &all_specs()[0];
-        let fresh = ptx(spec, "sm_90", Some(1)).unwrap();
-        // Tests running at the same time may add their own entries (other driver versions): count
-        // only this one's (driver 1).
-        let files: Vec<_> = std::fs::read_dir(dir.join("gpmp"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|f| std::fs::read_to_string(f).is_ok_and(|t| t.contains("\ndriver Some(1)\n")))
-            .collect();
+        let (fresh, hit) = code(spec, "sm_90").unwrap();
+        assert!(!hit);
+        let files = cache.files(spec, "sm_90");
         assert_eq!(files.len(), 1);
-        let text = std::fs::read_to_string(&files[0]).unwrap();
-        assert!(text.starts_with("gpmp kernel ntt.cu\n") && text.ends_with(&fresh));
-        // The key holds everything NVRTC compiled: the common header and the kernel file.
-        assert!(text.contains(COMMON) && text.contains(kernels::find("ntt.cu").unwrap().source));
-        assert_eq!(ptx(spec, "sm_90", Some(1)).unwrap(), fresh);
+        let (key, _) = cache_key(spec, "sm_90").unwrap();
+        let bytes = std::fs::read(&files[0]).unwrap();
+        assert!(bytes.starts_with(b"gpmp kernel ntt.cu\n"));
+        assert_eq!(bytes, fresh.entry(&key));
+        assert_eq!(code(spec, "sm_90").unwrap(), (fresh.clone(), true));
         // A stale entry (same file name, other key) is recompiled, not trusted.
-        std::fs::write(&files[0], format!("another key\0{}", "garbage")).unwrap();
-        assert_eq!(ptx(spec, "sm_90", Some(1)).unwrap(), fresh);
-        assert!(std::fs::read_to_string(&files[0]).unwrap().ends_with(&fresh));
-        match old {
-            Some(v) => std::env::set_var("XDG_CACHE_HOME", v),
-            None => std::env::remove_var("XDG_CACHE_HOME"),
-        }
-        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::write(&files[0], Code { cubin: b"garbage".to_vec(), ptx: "garbage".into() }.entry("another key")).unwrap();
+        assert_eq!(code(spec, "sm_90").unwrap(), (fresh.clone(), false));
+        assert_eq!(std::fs::read(&files[0]).unwrap(), fresh.entry(&key));
+        // Another architecture is another entry.
+        let (sm80, hit) = code(spec, "sm_80").unwrap();
+        assert!(!hit && sm80.ptx.contains(".target sm_80") && sm80.cubin != fresh.cubin);
+        assert_eq!(cache.files(spec, "sm_80").len(), 1);
     }
 }

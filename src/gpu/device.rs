@@ -4,7 +4,7 @@
 //! panics: without libcuda there are simply no devices.
 use super::{driver_err, shield};
 use crate::{invalid, Error, Result};
-use cudarc::driver::{result, sys, CudaContext, CudaModule, CudaStream};
+use cudarc::driver::{result, sys, CudaContext, CudaStream};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -70,8 +70,8 @@ pub struct Device {
     /// Bytes of device memory.
     pub total_mem: usize,
     pub ctx: Arc<CudaContext>,
-    /// Loaded modules by compile key (see `compile::module`).
-    pub(crate) modules: Mutex<HashMap<String, Arc<CudaModule>>>,
+    /// Loaded modules by compile key, one slot each (see `compile::module`).
+    pub(crate) modules: Mutex<HashMap<String, super::compile::Slot>>,
 }
 
 impl Device {
