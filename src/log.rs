@@ -104,6 +104,57 @@ pub fn log(level: Level, what: &str, msg: impl FnOnce() -> String) {
     }
 }
 
+/// The stage times of one call, logged at `Debug` when dropped: `what: detail: stage1 x ms, stage2 y
+/// ms, ...`. [`Stages::mark`] closes the stage begun at the previous mark (or at creation). With the
+/// debug level off nothing is measured and [`Stages::on`] is false (a caller that waits for device
+/// work only to time it asks `on` first).
+pub struct Stages {
+    what: &'static str,
+    detail: String,
+    last: Option<std::time::Instant>,
+    parts: Vec<(&'static str, f64)>,
+}
+
+impl Stages {
+    /// Starts timing the call `what` (`detail()`, e.g. its sizes, built only when shown).
+    pub fn new(what: &'static str, detail: impl FnOnce() -> String) -> Stages {
+        let on = enabled(Level::Debug);
+        Stages { what, detail: if on { detail() } else { String::new() }, last: on.then(std::time::Instant::now), parts: Vec::new() }
+    }
+
+    /// Whether the stages are timed.
+    pub fn on(&self) -> bool {
+        self.last.is_some()
+    }
+
+    /// Ends the current stage, naming it `stage` (times of repeated names add up).
+    pub fn mark(&mut self, stage: &'static str) {
+        if let Some(t) = self.last {
+            let now = std::time::Instant::now();
+            let ms = now.duration_since(t).as_secs_f64() * 1e3;
+            match self.parts.iter_mut().find(|p| p.0 == stage) {
+                Some(p) => p.1 += ms,
+                None => self.parts.push((stage, ms)),
+            }
+            self.last = Some(now);
+        }
+    }
+
+    /// The log line, once the stages are marked.
+    fn line(&self) -> String {
+        let parts: Vec<String> = self.parts.iter().map(|(s, ms)| format!("{s} {ms:.3} ms")).collect();
+        format!("{}: {}", self.detail, parts.join(", "))
+    }
+}
+
+impl Drop for Stages {
+    fn drop(&mut self) {
+        if self.on() {
+            log(Level::Debug, self.what, || self.line());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +166,21 @@ mod tests {
         assert_eq!(Level::parse("off"), Some(0));
         assert_eq!(Level::parse("loud"), None);
         assert!(Level::Error < Level::Trace);
+    }
+
+    #[test]
+    fn stages_add_up_by_name_and_measure_nothing_when_off() {
+        let mut s = Stages { what: "t", detail: "n = 4".into(), last: Some(std::time::Instant::now()), parts: Vec::new() };
+        s.mark("upload");
+        s.mark("kernels");
+        s.mark("upload");
+        assert_eq!(s.parts.iter().map(|p| p.0).collect::<Vec<_>>(), ["upload", "kernels"]);
+        assert!(s.parts.iter().all(|p| p.1 >= 0.0));
+        let l = s.line();
+        assert!(l.starts_with("n = 4: upload ") && l.contains(" ms, kernels ") && l.ends_with(" ms"), "{l}");
+        s.last = None;
+        let mut off = Stages { what: "t", detail: String::new(), last: None, parts: Vec::new() };
+        off.mark("upload");
+        assert!(!off.on() && off.parts.is_empty());
     }
 }

@@ -100,6 +100,14 @@ pub fn backend() -> Backend {
     }
 }
 
+/// Whether every GPU operation waits for its device work before returning (env `GPMP_SYNC=1`, read
+/// once): an asynchronous operation (the zvec arithmetic) then reports a device failure itself,
+/// for debugging, instead of at a later synchronisation.
+pub fn sync_calls() -> bool {
+    static S: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *S.get_or_init(|| std::env::var("GPMP_SYNC").is_ok_and(|v| matches!(v.trim(), "1" | "on" | "true")))
+}
+
 /// Whether a usable GPU is present: the current CUDA device opens and NVRTC can be loaded.
 pub fn gpu_available() -> bool {
     crate::gpu::device::current().is_ok()

@@ -217,3 +217,20 @@ pub const GPU_ZVEC_MULW_CHUNK_LIMBS: usize = 32;
 pub const GPU_ZVEC_MULW_MIN_BLOCKS_PER_SM: usize = 6;
 /// `zv_mulw`'s ragged columns run or skip blocks of 4 digits in units of this many (`ZW_U`): 3.45 ms against 3.49 at 4 and 3.55 at 1.
 pub const GPU_ZVEC_MULW_UNIT: usize = 2;
+
+// ---- GPU engines: choices per architecture (used without searching; see `gpu::autotune`) ----
+
+/// An NTT pass count for (compute capability, word bits, log2 n, log2 of the batch's words).
+pub struct NttPasses {
+    pub cc: (i32, i32),
+    pub word_bits: u32,
+    pub logn: u32,
+    pub log_total: u32,
+    pub passes: u32,
+}
+
+/// NTT pass counts that differ from the default structure (one pass up to a block's words, else
+/// ⌈log2 n / 10⌉).
+/// sm_90 (H100, `gpu_ntt`, bench/results/gpu-h100.md): the search picks the default at every
+/// measured size but one 31-bit transform of 2^22 points, 2 passes (0.0765 ms) rather than 3.
+pub const GPU_NTT_PASSES: &[NttPasses] = &[NttPasses { cc: (9, 0), word_bits: 32, logn: 22, log_total: 22, passes: 2 }];

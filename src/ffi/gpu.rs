@@ -3,6 +3,7 @@ use super::gpmp_status;
 use super::status::{guard, guard_value};
 use crate::gpu::{compile, device};
 use crate::invalid;
+use crate::ops;
 use std::ffi::{c_char, c_int};
 
 /// The number of CUDA devices; 0 when there is no driver or no device.
@@ -40,11 +41,29 @@ pub extern "C" fn gpmp_set_cuda_device(device: c_int) -> gpmp_status {
     guard("gpmp_set_cuda_device", || device::set_current(device as i64))
 }
 
-/// Opens the current device and compiles and loads every kernel now (otherwise that happens at
-/// first use).
+/// Opens the current device and compiles and loads every kernel now, on several threads (otherwise
+/// a call compiles the kernels it launches at its first use). Compiled kernels are cached on disk,
+/// so a later process loads them without compiling.
 #[no_mangle]
 pub extern "C" fn gpmp_gpu_warmup() -> gpmp_status {
     guard("gpmp_gpu_warmup", compile::warmup)
+}
+
+/// Times the candidate kernel configurations on the current device (seconds) and records the
+/// fastest beside the kernel cache; later calls, in this process and later ones with the same
+/// cache, use them. Without it, calls use the configurations shipped for the device's architecture
+/// (or recorded by an earlier `gpmp_gpu_tune`) and never wait for a search. `GPMP_AUTOTUNE=off`
+/// turns the search off (then this only checks the device).
+#[no_mangle]
+pub extern "C" fn gpmp_gpu_tune() -> gpmp_status {
+    guard("gpmp_gpu_tune", ops::gpu::tune)
+}
+
+/// Waits for all work queued on the current device (zvec operations included) and returns the
+/// first error the device reports (`GPMP_CUDA_ERROR`).
+#[no_mangle]
+pub extern "C" fn gpmp_gpu_sync() -> gpmp_status {
+    guard("gpmp_gpu_sync", ops::gpu::sync)
 }
 
 #[cfg(test)]
@@ -65,6 +84,9 @@ mod tests {
         assert!(buf.iter().all(|&c| c == b'x' as c_char));
         assert_eq!(gpmp_set_cuda_device(0), gpmp_status::GPMP_NO_CUDA_DEVICE);
         assert_eq!(gpmp_gpu_warmup(), gpmp_status::GPMP_NO_CUDA_DEVICE);
+        assert_eq!(gpmp_gpu_tune(), gpmp_status::GPMP_NO_CUDA_DEVICE);
+        assert_eq!(gpmp_gpu_sync(), gpmp_status::GPMP_NO_CUDA_DEVICE);
+        assert_eq!(crate::ffi::zvec::gpmp_zvec_sync(), gpmp_status::GPMP_SUCCESS, "no zvec lives on a device");
     }
 
     #[test]
@@ -93,5 +115,6 @@ mod tests {
         }
         assert_eq!(gpmp_set_cuda_device(0), gpmp_status::GPMP_SUCCESS);
         assert_eq!(gpmp_gpu_warmup(), gpmp_status::GPMP_SUCCESS);
+        assert_eq!(gpmp_gpu_sync(), gpmp_status::GPMP_SUCCESS);
     }
 }

@@ -11,7 +11,26 @@ use crate::ops::zvec::ZVec;
 use crate::{invalid, runtime, Result};
 
 /// Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).
+///
+/// Device zvec operations are asynchronous: `gpmp_zvec_add`, `_sub`, `_mul`, `_mulmod`, `_powm`
+/// and `gpmp_zvec_new` return once their work is queued on the device (one stream per device, so
+/// the work runs in call order); `gpmp_zvec_set_mpz` and `gpmp_zvec_get_mpz` wait for all work
+/// queued before them. A status returned by an operation covers its arguments and what could be
+/// checked when it was queued (a result that does not fit its destination is checked at once
+/// unless the destination's bits make every result fit). A failure of the queued work on the
+/// device is returned by the next call that waits (`gpmp_zvec_get_mpz`, `gpmp_zvec_set_mpz`,
+/// `gpmp_zvec_sync`), its message naming the first operation queued since the previous wait that
+/// was not yet complete. `GPMP_SYNC=1` makes every operation wait for its own work (for
+/// debugging). Host zvecs (CPU backend, small vectors under AUTO) are synchronous.
 pub struct gpmp_zvec(ZVec);
+
+/// Waits for every queued zvec operation and returns the first device failure seen since the
+/// previous `gpmp_zvec_sync` (`GPMP_CUDA_ERROR`, `gpmp_last_error` naming the operation), then
+/// forgets it; `GPMP_SUCCESS` when there was none, and when no zvec lives on a device.
+#[no_mangle]
+pub extern "C" fn gpmp_zvec_sync() -> gpmp_status {
+    guard("gpmp_zvec_sync", crate::ops::zvec::sync)
+}
 
 /// A zvec of n zeros of up to `bits` bits each, or NULL (out of memory, too large; see
 /// `gpmp_last_error`). Free it with `gpmp_zvec_free`.

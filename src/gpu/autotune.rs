@@ -1,17 +1,23 @@
 //! Launch parameters: from the compiled kernel's resources and the device's occupancy limits
 //! (`cuFuncGetAttribute`, `cuOccupancyMaxActiveBlocksPerMultiprocessor`, i.e. formula (4.1) of
-//! KLARAPTOR, Mohajerani 2021 §4.2.2), and for the hot kernels a short empirical search at first
-//! use: each candidate configuration is timed (CUDA events, median of a few runs after a warm-up)
-//! and the fastest is kept per key. The key names the kernel, its compile options, the
-//! architecture, the driver and the size class, so a decision is never reused for another build
-//! or device. Decisions are cached in memory and on disk (`autotune.txt` beside the kernel cache,
-//! one `key<TAB>choice` line each; `GPMP_KERNEL_CACHE=off` keeps them in memory only);
-//! `GPMP_AUTOTUNE=off` disables the search (the first candidate, the static default, is used).
+//! KLARAPTOR, Mohajerani 2021 §4.2.2), and for the hot kernels a choice among candidate
+//! configurations per key. The key names the kernel, its compile options, the architecture, the
+//! driver and the size class, so a decision is never reused for another build or device.
+//!
+//! A call never waits for a search. The choice is, in this order: a decision recorded by an earlier
+//! search (in memory, and on disk in `autotune.txt` beside the kernel cache, one `key<TAB>choice`
+//! line each; `GPMP_KERNEL_CACHE=off` keeps them in memory only), else the shipped default of the
+//! architecture (`src/tuning.rs`, taken from the searches on that architecture). The empirical
+//! search (each candidate timed by CUDA events, median of a few runs after a warm-up, the fastest
+//! recorded) runs only inside [`searching`] (`gpmp_gpu_tune`) or, at first use of each key, with
+//! `GPMP_AUTOTUNE=on`. `GPMP_AUTOTUNE=off` uses the shipped defaults only (no search, recorded
+//! decisions ignored).
 use super::device::Device;
 use super::kernels::Spec;
 use super::{compile, driver_err};
 use crate::Result;
 use cudarc::driver::{CudaFunction, CudaStream};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -45,9 +51,42 @@ pub fn resources(dev: &Device, func: &CudaFunction, threads: u32, shared: usize)
     Ok(Resources { regs, local_bytes, blocks_per_sm, occupancy })
 }
 
-/// Whether the empirical search runs (`GPMP_AUTOTUNE` is not `off`).
-pub fn enabled() -> bool {
-    !std::env::var("GPMP_AUTOTUNE").is_ok_and(|v| v.trim().eq_ignore_ascii_case("off"))
+/// What `GPMP_AUTOTUNE` asks for, with [`searching`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `off`: the shipped defaults only.
+    Off,
+    /// Unset (or anything else): recorded decisions, else the shipped defaults; no search.
+    Recorded,
+    /// `on`, or inside [`searching`]: recorded decisions, else a search at first use of the key.
+    Search,
+}
+
+thread_local! {
+    /// Set by [`searching`] on its thread.
+    static SEARCHING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The mode for choices made on this thread now.
+pub fn mode() -> Mode {
+    match std::env::var("GPMP_AUTOTUNE").map(|v| v.trim().to_ascii_lowercase()) {
+        Ok(v) if v == "off" => Mode::Off,
+        _ if SEARCHING.with(Cell::get) => Mode::Search,
+        Ok(v) if v == "on" => Mode::Search,
+        _ => Mode::Recorded,
+    }
+}
+
+/// Runs `f` with the search on for the choices it makes on this thread (unless `GPMP_AUTOTUNE=off`).
+pub fn searching<T>(f: impl FnOnce() -> T) -> T {
+    struct Reset(bool);
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            SEARCHING.with(|s| s.set(self.0));
+        }
+    }
+    let _reset = Reset(SEARCHING.with(|s| s.replace(true)));
+    f()
 }
 
 /// The decisions made so far in this process, and those read from disk.
@@ -77,22 +116,28 @@ pub fn key(dev: &Device, spec: &Spec, what: &str) -> String {
     format!("{what} | {} | {opts} | driver {}", dev.name, dev.driver_version).replace(['\t', '\n'], " ")
 }
 
-/// The index of the fastest of `labels` for `key`: from the cache, else by timing each with
-/// `time` (milliseconds; a candidate whose timing fails is skipped) and recording the winner.
-/// Index 0, the default, when the search is disabled, every timing fails or the running call is
-/// stopped (then nothing is recorded, so a later call tries again).
-pub fn choose(key: &str, labels: &[String], mut time: impl FnMut(usize) -> Result<f64>) -> usize {
-    if labels.len() <= 1 || !enabled() {
-        return 0;
+/// The index among `labels` (candidates for `key`) to use: the recorded decision, else `shipped`
+/// (the architecture's default), else, when searching (see [`mode`]), the fastest by `time`
+/// (milliseconds; a candidate whose timing fails is skipped), then recorded. `shipped` when every
+/// timing fails or the running call is stopped (then nothing is recorded, so a later search tries
+/// again).
+pub fn choose(key: &str, labels: &[String], shipped: usize, mut time: impl FnMut(usize) -> Result<f64>) -> usize {
+    let shipped = shipped.min(labels.len().saturating_sub(1));
+    let mode = mode();
+    if labels.len() <= 1 || mode == Mode::Off {
+        return shipped;
     }
     if let Some(i) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(key).and_then(|l| labels.iter().position(|x| x == l)) {
         return i;
+    }
+    if mode == Mode::Recorded {
+        return shipped;
     }
     let mut best: Option<(f64, usize)> = None;
     for i in 0..labels.len() {
         if crate::interrupt::checkpoint().is_err() {
             // A stopped call: the default now, nothing recorded (the call returns at its next checkpoint).
-            return 0;
+            return shipped;
         }
         if let Ok(ms) = time(i) {
             if ms.is_finite() && best.is_none_or(|(b, _)| ms < b) {
@@ -100,7 +145,7 @@ pub fn choose(key: &str, labels: &[String], mut time: impl FnMut(usize) -> Resul
             }
         }
     }
-    let Some((_, i)) = best else { return 0 };
+    let Some((_, i)) = best else { return shipped };
     cache().lock().unwrap_or_else(|e| e.into_inner()).insert(key.to_string(), labels[i].clone());
     if let Some(f) = disk_file() {
         // Best effort: one short appended line (O_APPEND keeps concurrent writers' lines whole).
@@ -137,31 +182,38 @@ pub fn time_ms(stream: &Arc<CudaStream>, reps: usize, mut f: impl FnMut() -> Res
 mod tests {
     use super::*;
 
-    /// A decision is the fastest candidate, is recorded, and is then served without timing.
+    /// Without a search the shipped default is used; a search picks the fastest candidate once,
+    /// records it, and the record is then served without timing (but not under `off`).
     #[test]
     fn the_fastest_candidate_is_chosen_once() {
-        if !enabled() {
+        if mode() == Mode::Off {
             eprintln!("skipped: GPMP_AUTOTUNE=off");
             return;
         }
         let labels: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
         let key = format!("test key {}", std::process::id());
         let ms = [3.0, 1.0, 2.0];
+        if mode() == Mode::Recorded {
+            assert_eq!(choose(&key, &labels, 2, |_| panic!("timed without a search")), 2);
+        }
         let mut calls = 0;
-        assert_eq!(
-            choose(&key, &labels, |i| {
+        let picked = searching(|| {
+            choose(&key, &labels, 2, |i| {
                 calls += 1;
                 Ok(ms[i])
-            }),
-            1
-        );
-        assert_eq!(calls, 3);
-        assert_eq!(choose(&key, &labels, |_| panic!("timed again")), 1);
-        // failing timings are skipped; all failing gives the default and records nothing
+            })
+        });
+        assert_eq!((picked, calls), (1, 3));
+        assert_eq!(choose(&key, &labels, 2, |_| panic!("timed again")), 1);
+        assert_eq!(searching(|| choose(&key, &labels, 0, |_| panic!("timed again"))), 1);
+        // failing timings are skipped; all failing gives the shipped default and records nothing
         let key2 = format!("{key} 2");
-        assert_eq!(choose(&key2, &labels, |i| if i == 2 { Ok(1.0) } else { Err(crate::Error::Cuda("x".into())) }), 2);
+        assert_eq!(searching(|| choose(&key2, &labels, 0, |i| if i == 2 { Ok(1.0) } else { Err(crate::Error::Cuda("x".into())) })), 2);
         let key3 = format!("{key} 3");
-        assert_eq!(choose(&key3, &labels, |_| Err(crate::Error::Cuda("x".into()))), 0);
+        assert_eq!(searching(|| choose(&key3, &labels, 1, |_| Err(crate::Error::Cuda("x".into())))), 1);
         assert!(!cache().lock().unwrap().contains_key(&key3));
+        // a single candidate, and a shipped index out of range
+        assert_eq!(searching(|| choose(&key3, &labels[..1], 5, |_| panic!("nothing to time"))), 0);
+        assert!(!SEARCHING.with(Cell::get), "searching resets its flag");
     }
 }

@@ -120,9 +120,12 @@ fn launch(name: &'static str, x: &DevVec, y: &DevVec, m: &[u64], bits: u64, chec
         // of which the kernel reads the first L + 1 words.
         unsafe { b.launch(cfg) }.map_err(|e| driver_err("zmod launch", e))?;
         let mut h = [0u32];
+        let what = if name == "zm_powm" { "zvec powm" } else { "zvec mulmod" };
         if check {
             s.memcpy_dtoh(&flag, &mut h[..]).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
-            s.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
+            super::zvec::waited(what, s.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)))?;
+        } else {
+            super::zvec::queued(what, &s)?;
         }
         Ok(h[0])
     })?;

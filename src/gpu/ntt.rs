@@ -8,8 +8,9 @@
 //! canonical reduction is the faster). A [`Variant`] is the kernel ([`PassKernel`]: `ntt_pass` for
 //! n ≤ 2^32, with 32-bit exponents and offsets, `ntt_pass_long` above) and the number of passes, of
 //! nearly equal radix ≤ 2^12 (2^13 in 32-bit words). The default has one pass up to 2^12 (2^13) and
-//! ⌈k/10⌉ passes above (2^24 = 3 passes of 2^8); at first use per size class [`autotune`] times
-//! the candidates (the default, the fewest passes, one more) and keeps the fastest.
+//! ⌈k/10⌉ passes above (2^24 = 3 passes of 2^8); per size class [`autotune`] picks among the
+//! candidates (the default, the fewest passes, one more): the pick of an earlier search, else the
+//! architecture's shipped pick ([`GPU_NTT_PASSES`]), else the default; [`tune`] searches them all.
 //! Twiddles are precomputed on the host with their Shoup companions ⌊t·2^bits/p⌋: the DFT_R roots
 //! (R/2 of them for each radix R ≤ 2^12 or n, compact per radix) and w^e for e < n as a product of
 //! two tables of about √n entries each.
@@ -19,8 +20,9 @@ use super::device::{self, Device};
 use super::kernels::{Kernel, Spec};
 use super::{autotune, driver_err, shield};
 use crate::int::try_zeroed;
-use crate::nmod::prime::{invmod, is_prime, mulmod, powmod};
-use crate::tuning::GPU_NTT_MIN_BLOCKS_PER_SM;
+use crate::log::Stages;
+use crate::nmod::prime::{fourier_prime, invmod, is_prime, mulmod, powmod, primitive_root_of_unity};
+use crate::tuning::{GPU_NTT_MIN_BLOCKS_PER_SM, GPU_NTT_PASSES};
 use crate::{invalid, Error, Result};
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
@@ -229,6 +231,8 @@ pub struct Plan<W: Word> {
     variants: Vec<Variant>,
     /// The autotuner's key without the size class.
     key: String,
+    /// The device's compute capability (for the shipped picks).
+    cc: (i32, i32),
 }
 
 impl<W: Word> Plan<W> {
@@ -286,6 +290,7 @@ impl<W: Word> Plan<W> {
             funcs,
             variants,
             key,
+            cc: dev.cc,
         })
     }
 
@@ -308,18 +313,21 @@ impl<W: Word> Plan<W> {
         total.ok_or_else(|| Error::SizeTooLarge(format!("{count} transforms of 2^{}", self.logn)))
     }
 
-    /// The variant for `total` words: the autotuner's choice for the size class ⌈log2 total⌉,
-    /// timed on scratch buffers of that size with random residues.
+    /// The variant for `total` words: the autotuner's choice for the size class ⌈log2 total⌉ (when
+    /// searching, timed on scratch buffers of that size with random residues).
     fn choose(&self, stream: &Arc<CudaStream>, total: usize) -> Result<Variant> {
-        if self.variants.len() == 1 || !autotune::enabled() || total > AUTOTUNE_MAX_WORDS {
+        if self.variants.len() == 1 || total > AUTOTUNE_MAX_WORDS {
             return Ok(self.variants[0]);
         }
         let class = total.next_power_of_two();
         let count = class >> self.logn;
         let key = format!("{} | total {class}", self.key);
         let labels: Vec<String> = self.variants.iter().map(Variant::label).collect();
+        let shipped = shipped_passes(self.cc, W::BITS, self.logn, class.trailing_zeros())
+            .and_then(|k| self.variants.iter().position(|v| v.passes == k))
+            .unwrap_or(0);
         let mut scratch = None;
-        let i = autotune::choose(&key, &labels, |i| {
+        let i = autotune::choose(&key, &labels, shipped, |i| {
             if scratch.is_none() {
                 scratch = Some(self.random_buffers(stream, class)?);
             }
@@ -408,6 +416,49 @@ impl<W: Word> Plan<W> {
     }
 }
 
+/// The shipped pass count for compute capability `cc`, words of `word_bits`, length 2^logn and
+/// batches of 2^log_total words, when [`GPU_NTT_PASSES`] lists one.
+fn shipped_passes(cc: (i32, i32), word_bits: u32, logn: u32, log_total: u32) -> Option<u32> {
+    GPU_NTT_PASSES.iter().find(|e| (e.cc, e.word_bits, e.logn, e.log_total) == (cc, word_bits, logn, log_total)).map(|e| e.passes)
+}
+
+/// Searches the pass structure of every length 2^10..2^24 at every batch class up to the largest
+/// the autotuner times, for 31-, 62- and 63-bit primes (the three kernel specialisations), on the
+/// current device, and records the fastest (see [`autotune`]); later calls, in this and later
+/// processes with the same cache, use them.
+pub fn tune() -> Result<()> {
+    let dev = device::current()?;
+    shield("GPU NTT tuning", || {
+        autotune::searching(|| {
+            let stream = dev.stream()?;
+            for bits in [31, 62, 63] {
+                let p = fourier_prime(bits, 0)?;
+                for logn in 10..=24u32 {
+                    let w = primitive_root_of_unity(1 << logn, p)?;
+                    if p < 1 << 31 {
+                        tune_plan::<u32>(&dev, &stream, 1 << logn, w, p)?;
+                    } else {
+                        tune_plan::<u64>(&dev, &stream, 1 << logn, w, p)?;
+                    }
+                }
+            }
+            stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))
+        })
+    })
+}
+
+/// [`tune`] for one length.
+fn tune_plan<W: Word>(dev: &Device, stream: &Arc<CudaStream>, n: usize, w: u64, p: u64) -> Result<()> {
+    let plan = Plan::<W>::new(dev, stream, n, w, p, false)?;
+    let mut total = n;
+    while total <= AUTOTUNE_MAX_WORDS {
+        crate::interrupt::checkpoint()?;
+        plan.choose(stream, total)?;
+        total *= 2;
+    }
+    Ok(())
+}
+
 /// Two device buffers of `len` words each, for [`Plan::run`]; fails with `OutOfMemory` when the
 /// device cannot hold them.
 pub fn buffers<W: Word>(stream: &Arc<CudaStream>, len: usize) -> Result<(CudaSlice<W>, CudaSlice<W>)> {
@@ -454,6 +505,7 @@ fn ntt_many_batched(x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inver
 /// [`ntt_many`] on words of W, checked arguments.
 #[allow(clippy::too_many_arguments)]
 fn ntt_words<W: Word>(dev: &Device, x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inverse: bool, max_rows: usize) -> Result<()> {
+    let mut t = Stages::new("GPU NTT", || format!("{count} × 2^{} in {}-bit words", n.trailing_zeros(), W::BITS));
     let stream = dev.stream()?;
     let plan = Plan::<W>::new(dev, &stream, n, w, p, inverse)?;
     let (free, _) = dev.ctx.mem_get_info().map_err(|e| driver_err("cuMemGetInfo", e))?;
@@ -462,18 +514,26 @@ fn ntt_words<W: Word>(dev: &Device, x: &mut [u64], count: usize, n: usize, w: u6
     let rows = (free / 4 * 3 / row_bytes).clamp(1, count.min(max_rows));
     let (mut a, mut b) = buffers::<W>(&stream, rows * n)?;
     let mut staging: Vec<W> = if W::same(&mut []).is_some() { Vec::new() } else { try_zeroed(rows * n)? };
+    let wait = |t: &Stages| if t.on() { stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)) } else { Ok(()) };
+    wait(&t)?;
+    t.mark("plan and buffers");
     for batch in x.chunks_mut(rows * n) {
         let c = batch.len() / n;
         let len = batch.len();
+        if W::same(batch).is_none() {
+            staging[..len].iter_mut().zip(batch.iter()).for_each(|(d, &s)| *d = W::from_u64(s));
+            t.mark("host pack");
+        }
         match W::same(batch) {
             Some(words) => stream.memcpy_htod(&*words, &mut a.slice_mut(..len)),
-            None => {
-                staging[..len].iter_mut().zip(batch.iter()).for_each(|(d, &s)| *d = W::from_u64(s));
-                stream.memcpy_htod(&staging[..len], &mut a.slice_mut(..len))
-            }
+            None => stream.memcpy_htod(&staging[..len], &mut a.slice_mut(..len)),
         }
         .map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+        wait(&t)?;
+        t.mark("upload");
         let in_b = plan.run(&stream, c, &mut a, &mut b)?;
+        wait(&t)?;
+        t.mark("kernels");
         let res = if in_b { &b } else { &a };
         match W::same(batch) {
             Some(words) => stream.memcpy_dtoh(&res.slice(..len), words),
@@ -481,8 +541,10 @@ fn ntt_words<W: Word>(dev: &Device, x: &mut [u64], count: usize, n: usize, w: u6
         }
         .map_err(|e| driver_err("cuMemcpyDtoH", e))?;
         stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
+        t.mark("download");
         if W::same(batch).is_none() {
             batch.iter_mut().zip(&staging[..len]).for_each(|(d, s)| *d = s.to_u64());
+            t.mark("host unpack");
         }
     }
     Ok(())
@@ -490,8 +552,8 @@ fn ntt_words<W: Word>(dev: &Device, x: &mut [u64], count: usize, n: usize, w: u6
 
 /// Kernel-only time of `count` forward NTTs of length n on the current device, in milliseconds:
 /// the median of `reps` runs timed by events after a warm-up run, on random device-resident data
-/// (32-bit words when p < 2^31), for every candidate pass structure; the autotuner's choice
-/// (the default when `GPMP_AUTOTUNE=off`) is marked.
+/// (32-bit words when p < 2^31), for every candidate pass structure; the choice a call makes (see
+/// [`autotune`]) is marked.
 pub fn time_device(count: usize, n: usize, w: u64, p: u64, reps: usize) -> Result<Vec<(Variant, f64, bool)>> {
     let dev = device::current()?;
     if p < 1 << 31 {

@@ -6,21 +6,30 @@
 //! leaves it untouched (the caller installs the result only on success) and the destination may
 //! be an operand.
 //!
-//! All zvec work of a device goes to one stream of its own, in call order; host reads
-//! ([`DevVec::download`]) wait for it.
+//! All zvec work of a device goes to one stream of its own, in call order: an operation returns
+//! once its work is queued (stream-ordered, asynchronous), and host reads ([`DevVec::download`])
+//! wait for it. A failure of queued work on the device is therefore seen at the next wait (a
+//! download, an upload, an overflow check, [`sync`]); the error then names the first operation
+//! queued since the last wait that was not yet seen complete ([`queued`] records an event after
+//! each). `GPMP_SYNC=1` makes every operation wait for its own work, so that it reports its own
+//! failure.
 use super::compile;
 use super::device::{self, Device};
 use super::kernels::{Kernel, Spec};
 use super::{driver_err, shield};
 use crate::int::limbs_for_bits;
+use crate::log::{log, Level};
+use crate::runtime::sync_calls;
 use crate::tuning::{
     GPU_ZVEC_MULC_MIN_BLOCKS_PER_SM, GPU_ZVEC_MULW_CHUNK_LIMBS, GPU_ZVEC_MULW_MIN_BLOCKS_PER_SM, GPU_ZVEC_MULW_MIN_LIMBS,
     GPU_ZVEC_MULW_UNIT, GPU_ZVEC_MUL_ACCUMULATORS, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM, GPU_ZVEC_PREFETCH,
 };
 use crate::{invalid, Error, Result};
+use cudarc::driver::CudaEvent;
 use cudarc::driver::{result, sys, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 /// Threads per block (`NT` in the kernel).
 const NT: u32 = 128;
@@ -85,16 +94,82 @@ pub fn specs() -> Vec<Spec> {
     (1..=MAX_REG).map(|c| spec_of(c, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM)).chain([chunked_spec(), wide_spec()]).collect()
 }
 
+/// The zvec streams, by device ordinal.
+static STREAMS: OnceLock<Mutex<HashMap<usize, Arc<CudaStream>>>> = OnceLock::new();
+
 /// The zvec stream of `dev` (created at first use, kept).
 fn stream(dev: &Device) -> Result<Arc<CudaStream>> {
-    static S: OnceLock<Mutex<HashMap<usize, Arc<CudaStream>>>> = OnceLock::new();
-    let mut m = S.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let mut m = STREAMS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     if let Some(s) = m.get(&dev.ordinal) {
         return Ok(Arc::clone(s));
     }
     let s = dev.stream()?;
     m.insert(dev.ordinal, Arc::clone(&s));
     Ok(s)
+}
+
+/// An operation queued on a zvec stream, with an event recorded after its work.
+struct Queued {
+    what: &'static str,
+    done: CudaEvent,
+}
+
+/// The operations queued and not yet seen complete, oldest first.
+static QUEUED: Mutex<VecDeque<Queued>> = Mutex::new(VecDeque::new());
+/// The first device failure seen since the last [`sync`].
+static DEFERRED: Mutex<Option<Error>> = Mutex::new(None);
+
+/// Records that the work of operation `what` is queued on `stream`. With `GPMP_SYNC=1` waits for
+/// it and returns its failure; else records an event after it (and forgets the operations already
+/// complete).
+pub(super) fn queued(what: &'static str, stream: &Arc<CudaStream>) -> Result<()> {
+    if sync_calls() {
+        return waited(what, stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)));
+    }
+    let done = shield("cuEventRecord", || {
+        let ev =
+            stream.context().new_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).map_err(|e| driver_err("cuEventCreate", e))?;
+        ev.record(stream).map_err(|e| driver_err("cuEventRecord", e))?;
+        Ok(ev)
+    })?;
+    let mut q = QUEUED.lock().unwrap_or_else(|e| e.into_inner());
+    while q.front().is_some_and(|o| o.done.try_is_complete().unwrap_or(false)) {
+        q.pop_front();
+    }
+    q.push_back(Queued { what, done });
+    Ok(())
+}
+
+/// The outcome `w` of a wait by operation `what` on a zvec stream: on success, the operations seen
+/// complete are forgotten; a failure names the first queued operation not seen complete (whose
+/// event reports the error, else the oldest still queued), is kept for [`sync`], and is returned.
+pub(super) fn waited(what: &'static str, w: Result<()>) -> Result<()> {
+    let mut q = QUEUED.lock().unwrap_or_else(|e| e.into_inner());
+    let Err(e) = w else {
+        q.retain(|o| !o.done.try_is_complete().unwrap_or(false));
+        return Ok(());
+    };
+    let culprit = q.iter().find(|o| o.done.try_is_complete().is_err()).or(q.front()).map_or(what, |o| o.what);
+    q.clear();
+    let e = match e {
+        Error::Cuda(m) if culprit == what => Error::Cuda(format!("{what} failed on the device: {m}")),
+        Error::Cuda(m) => Error::Cuda(format!("{culprit} (or an operation queued after it) failed on the device, seen by {what}: {m}")),
+        other => other,
+    };
+    DEFERRED.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(|| e.clone());
+    Err(e)
+}
+
+/// Waits for every zvec operation queued on every device and returns the first device failure seen
+/// since the last call (by this wait or by an earlier one), then forgets it.
+pub fn sync() -> Result<()> {
+    let streams: Vec<_> =
+        STREAMS.get().map(|m| m.lock().unwrap_or_else(|e| e.into_inner()).values().cloned().collect()).unwrap_or_default();
+    for s in streams {
+        let w = shield("cuStreamSynchronize", || s.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)));
+        let _ = waited("gpmp_zvec_sync", w);
+    }
+    DEFERRED.lock().unwrap_or_else(|e| e.into_inner()).take().map_or(Ok(()), Err)
 }
 
 /// Loaded kernels by (device, specialisation, name).
@@ -230,6 +305,7 @@ impl DevVec {
             // SAFETY: the allocation holds `bytes` bytes.
             unsafe { result::memset_d8_async(v.buf.ptr, 0, bytes, v.stream.cu_stream()) }.map_err(|e| driver_err("cuMemsetD8Async", e))
         })?;
+        queued("zvec zeros", &v.stream)?;
         Ok(v)
     }
 
@@ -252,9 +328,12 @@ impl DevVec {
                     result::memcpy_htod_async(s, &signs[..], cs).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
                 }
             }
-            // The host buffers may go once this returns.
-            v.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))
+            Ok(())
         })?;
+        // The host buffers may go once this returns.
+        let t = Instant::now();
+        waited("zvec upload", shield("cuStreamSynchronize", || v.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))))?;
+        log(Level::Debug, "zvec upload", || format!("{} bytes, upload {:.2} ms", 8 * data.len() + n, compile::ms(t, Instant::now())));
         Ok(v)
     }
 
@@ -262,7 +341,8 @@ impl DevVec {
     pub fn download(&self) -> Result<(Vec<u64>, Vec<bool>)> {
         let words = self.words();
         let (d, s, _) = self.ptrs();
-        shield("zvec download", || {
+        let t = Instant::now();
+        let r = shield("zvec download", || {
             let mut data = vec![0u64; words];
             let mut neg = vec![0u8; self.n];
             let cs = self.stream.cu_stream();
@@ -277,9 +357,13 @@ impl DevVec {
                     result::memcpy_dtoh_async(&mut neg[..], s, cs).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
                 }
             }
-            self.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
+            waited("zvec download", self.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)))?;
             Ok((data, neg.into_iter().map(|s| s != 0).collect()))
-        })
+        });
+        log(Level::Debug, "zvec download", || {
+            format!("{} bytes, queued work and download {:.2} ms", 8 * words + self.n, compile::ms(t, Instant::now()))
+        });
+        r
     }
 
     pub fn len(&self) -> usize {
@@ -333,7 +417,8 @@ impl DevVec {
         let f = function(&a.dev, &addsub_spec(), "zv_addsub")?;
         let cfg = r.config(NT)?;
         let fits = bits > a.bits.max(b.bits);
-        shield("zvec add/sub", || {
+        let what = if sub { "zvec sub" } else { "zvec add" };
+        shield(what, || {
             let s = &r.stream;
             let cs = s.cu_stream();
             let ((rd, rs, flag), (ad, as_, _), (bd, bs, _)) = (r.ptrs(), a.ptrs(), b.ptrs());
@@ -352,12 +437,13 @@ impl DevVec {
                 let mut h = [0u32];
                 // SAFETY: reads the 4-byte flag, then waits for the copy.
                 unsafe { result::memcpy_dtoh_async(&mut h[..], flag, cs) }.map_err(|e| driver_err("cuMemcpyDtoH", e))?;
-                s.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
+                waited(what, s.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)))?;
                 if h[0] != 0 {
                     return Err(Error::SizeTooLarge(format!("a {} does not fit in {bits} bits", if sub { "difference" } else { "sum" })));
                 }
+                return Ok(());
             }
-            Ok(())
+            queued(what, s)
         })?;
         Ok(r)
     }
@@ -383,14 +469,18 @@ impl DevVec {
             l.arg(&n).arg(&la).arg(&lb).arg(&lr);
             // SAFETY: arguments match zv_mul; r, a, b hold n·(lr, la, lb) limbs and n signs, all
             // ordered by the zvec stream, and lr limbs of ≥ a.bits + b.bits bits hold every product.
-            unsafe { l.launch(cfg) }.map_err(|e| driver_err("zv_mul launch", e))
+            unsafe { l.launch(cfg) }.map_err(|e| driver_err("zv_mul launch", e))?;
+            queued("zvec mul", &r.stream)
         })?;
         Ok(r)
     }
 
     /// Waits for the work queued on this vector's stream.
     pub fn synchronize(&self) -> Result<()> {
-        shield("cuStreamSynchronize", || self.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)))
+        waited(
+            "zvec synchronize",
+            shield("cuStreamSynchronize", || self.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))),
+        )
     }
 }
 

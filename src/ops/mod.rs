@@ -3,6 +3,7 @@
 //! core's CPU code (`int`, `nmod`, `gfpf`) or a device engine (`gpu::*`). The Z\[x\] operations live in
 //! [`crate::zpoly`], which routes the same way.
 pub mod gfpf;
+pub mod gpu;
 pub mod int;
 pub mod nmod;
 pub mod route;

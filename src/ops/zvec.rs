@@ -18,6 +18,12 @@ use crate::int::{batch, limbs_for_bits, try_zeroed, IntRef, ZList};
 use crate::{invalid, Error, Result};
 use rayon::prelude::*;
 
+/// Waits for the zvec operations queued on every device and returns the first device failure seen
+/// since the previous call (see `gpu::zvec`); nothing to wait for without a device zvec.
+pub fn sync() -> Result<()> {
+    crate::gpu::zvec::sync()
+}
+
 /// n signed integers of at most `bits` bits each, word-major, in host or device memory.
 pub struct ZVec {
     n: usize,
