@@ -78,6 +78,17 @@ typedef struct gpmp_nmod_tree gpmp_nmod_tree;
 
 /*
  Opaque batch of integers (`typedef struct gpmp_zvec gpmp_zvec;`).
+
+ Device zvec operations are asynchronous: `gpmp_zvec_add`, `_sub`, `_mul`, `_mulmod`, `_powm`
+ and `gpmp_zvec_new` return once their work is queued on the device (one stream per device, so
+ the work runs in call order); `gpmp_zvec_set_mpz` and `gpmp_zvec_get_mpz` wait for all work
+ queued before them. A status returned by an operation covers its arguments and what could be
+ checked when it was queued (a result that does not fit its destination is checked at once
+ unless the destination's bits make every result fit). A failure of the queued work on the
+ device is returned by the next call that waits (`gpmp_zvec_get_mpz`, `gpmp_zvec_set_mpz`,
+ `gpmp_zvec_sync`), its message naming the first operation queued since the previous wait that
+ was not yet complete. `GPMP_SYNC=1` makes every operation wait for its own work (for
+ debugging). Host zvecs (CPU backend, small vectors under AUTO) are synchronous.
  */
 typedef struct gpmp_zvec gpmp_zvec;
 
@@ -318,10 +329,26 @@ enum gpmp_status gpmp_cuda_device_name(int device, char *buf, size_t len);
 enum gpmp_status gpmp_set_cuda_device(int device);
 
 /*
- Opens the current device and compiles and loads every kernel now (otherwise that happens at
- first use).
+ Opens the current device and compiles and loads every kernel now, on several threads (otherwise
+ a call compiles the kernels it launches at its first use). Compiled kernels are cached on disk,
+ so a later process loads them without compiling.
  */
 enum gpmp_status gpmp_gpu_warmup(void);
+
+/*
+ Times the candidate kernel configurations on the current device (seconds) and records the
+ fastest beside the kernel cache; later calls, in this process and later ones with the same
+ cache, use them. Without it, calls use the configurations shipped for the device's architecture
+ (or recorded by an earlier `gpmp_gpu_tune`) and never wait for a search. `GPMP_AUTOTUNE=off`
+ turns the search off (then this only checks the device).
+ */
+enum gpmp_status gpmp_gpu_tune(void);
+
+/*
+ Waits for all work queued on the current device (zvec operations included) and returns the
+ first error the device reports (`GPMP_CUDA_ERROR`).
+ */
+enum gpmp_status gpmp_gpu_sync(void);
 
 /*
  r\[i\] = a\[i\] + b\[i\] for i < n (arrays of initialised `mpz_t`; r may be a or b).
@@ -1083,6 +1110,13 @@ void gpmp_set_memory_limit(size_t bytes);
  that would need more return `GPMP_OUT_OF_MEMORY` before they allocate.
  */
 void gpmp_set_device_memory_limit(size_t bytes);
+
+/*
+ Waits for every queued zvec operation and returns the first device failure seen since the
+ previous `gpmp_zvec_sync` (`GPMP_CUDA_ERROR`, `gpmp_last_error` naming the operation), then
+ forgets it; `GPMP_SUCCESS` when there was none, and when no zvec lives on a device.
+ */
+enum gpmp_status gpmp_zvec_sync(void);
 
 /*
  A zvec of n zeros of up to `bits` bits each, or NULL (out of memory, too large; see

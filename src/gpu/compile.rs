@@ -417,4 +417,56 @@ mod tests {
         assert!(!hit && sm80.ptx.contains(".target sm_80") && sm80.cubin != fresh.cubin);
         assert_eq!(cache.files(spec, "sm_80").len(), 1);
     }
+
+    /// One NTT of 2^10 points on the device (against the naive DFT) in a process whose kernel cache
+    /// is the one the parent names; the parent reads from the log whether the module was compiled
+    /// or read from the disk cache. Then, with `GPMP_TEST_WARMUP=1`, every module.
+    #[cfg(feature = "gpu-tests")]
+    #[test]
+    #[ignore = "needs a fresh process: run by a_fresh_cache_compiles_once_then_loads in a child process"]
+    fn cold_child() {
+        use crate::nmod::prime::{fourier_prime, mulmod, powmod, primitive_root_of_unity};
+        let p = fourier_prime(62, 0).unwrap();
+        let n = 1usize << 10;
+        let w = primitive_root_of_unity(n as u64, p).unwrap();
+        let x: Vec<u64> = (0..n as u64).map(|i| (i * 0x9e37_79b9_7f4a_7c15) % p).collect();
+        let mut y = x.clone();
+        crate::gpu::ntt::ntt_many(&mut y, 1, n, w, p, false).unwrap();
+        for (i, &yi) in y.iter().enumerate() {
+            let wi = powmod(w, i as u64, p);
+            let want = x.iter().rev().fold(0u64, |acc, &xj| ((mulmod(acc, wi, p) as u128 + xj as u128) % p as u128) as u64);
+            assert_eq!(yi, want, "X_{i}");
+        }
+        if std::env::var("GPMP_TEST_WARMUP").is_ok_and(|v| v == "1") {
+            warmup().unwrap();
+            let dev = super::super::device::current().unwrap();
+            let mods = dev.modules.lock().unwrap();
+            for s in all_specs() {
+                assert!(mods.get(&format!("{s:?}")).is_some_and(|m| m.lock().unwrap().is_some()), "{s:?} loaded");
+            }
+        }
+        println!("cold_child: done");
+    }
+
+    /// A first process on an empty cache compiles the NTT module (and only the modules it launches);
+    /// a second process with the same cache loads it from disk without compiling; a warm-up in a
+    /// fresh cache compiles and loads every module.
+    #[cfg(feature = "gpu-tests")]
+    #[test]
+    fn a_fresh_cache_compiles_once_then_loads() {
+        let dir = std::env::temp_dir().join(format!("gpmp-cold-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let d = dir.to_str().unwrap();
+        let env = [("XDG_CACHE_HOME", d), ("GPMP_LOG", "debug"), ("GPMP_KERNEL_CACHE", "on")];
+        let first = crate::testing::run_in_child("gpu::compile::tests::cold_child", &env);
+        assert!(first.contains("kernel load: ntt.cu") && first.contains("compiled by NVRTC"), "{first}");
+        assert_eq!(first.matches("kernel load: ").count(), 1, "only the module the call launches: {first}");
+        let second = crate::testing::run_in_child("gpu::compile::tests::cold_child", &env);
+        assert!(second.contains("from the disk cache") && !second.contains("compiled by NVRTC"), "{second}");
+        let fresh = dir.join("warm");
+        let env = [("XDG_CACHE_HOME", fresh.to_str().unwrap()), ("GPMP_LOG", "debug"), ("GPMP_TEST_WARMUP", "1")];
+        let warm = crate::testing::run_in_child("gpu::compile::tests::cold_child", &env);
+        assert!(warm.contains("gpmp_gpu_warmup: ") && warm.contains(" modules on "), "{warm}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -555,4 +555,75 @@ mod gpu_tests {
             }
         }
     }
+
+    /// Queues a product reading an invalid device address (the device faults), then a sum, then
+    /// waits: the error names the product, is returned by the next wait and once more by `sync`.
+    /// With `GPMP_SYNC=1` the product itself reports the failure. The device is unusable
+    /// afterwards, so this runs alone in a child process ([`device_failures_name_the_operation`]).
+    #[test]
+    #[ignore = "leaves the device unusable: run by device_failures_name_the_operation in a child process"]
+    fn fault_child() {
+        use super::{sync, Buf, DevVec};
+        use crate::runtime::sync_calls;
+        use crate::Error;
+        use std::sync::Arc;
+        let n = 1 << 12;
+        let a = DevVec::zeros(n, 64).unwrap();
+        let b = DevVec::zeros(n, 64).unwrap();
+        assert!(sync().is_ok(), "nothing failed yet");
+        // A vector whose storage is an unmapped address.
+        let bad = DevVec {
+            n,
+            bits: 64,
+            dev: Arc::clone(&a.dev),
+            stream: Arc::clone(&a.stream),
+            buf: Buf { ptr: 16, bytes: 16 * n, stream: Arc::clone(&a.stream), cap: 0 },
+        };
+        let named = |e: Error| match e {
+            Error::Cuda(m) => assert!(m.contains("zvec mul") && m.contains("failed on the device"), "{m}"),
+            e => panic!("expected a CUDA error, got {e:?}"),
+        };
+        let product = DevVec::mul(&bad, &b, 128);
+        std::mem::forget(bad);
+        if sync_calls() {
+            named(product.err().expect("GPMP_SYNC=1: the product reports its own failure"));
+        } else {
+            let p = product.expect("queued without waiting");
+            let _sum = DevVec::add_sub(&a, &b, false, 65).expect("queued without waiting");
+            named(a.download().expect_err("the next wait sees the failure"));
+            std::mem::forget(p);
+        }
+        named(sync().expect_err("sync returns the first failure"));
+        println!("fault_child: failure named (GPMP_SYNC={})", sync_calls());
+    }
+
+    /// See [`fault_child`]: asynchronous (the failure is seen at the next wait) and with
+    /// `GPMP_SYNC=1` (seen by the operation itself).
+    #[test]
+    fn device_failures_name_the_operation() {
+        for sync in ["0", "1"] {
+            let out = crate::testing::run_in_child("gpu::zvec::gpu_tests::fault_child", &[("GPMP_SYNC", sync)]);
+            assert!(out.contains(&format!("failure named (GPMP_SYNC={})", sync == "1")), "{out}");
+        }
+    }
+
+    /// With no failure, `sync` waits for a chain of queued operations and succeeds, and the results
+    /// are those of the host.
+    #[test]
+    fn sync_after_a_chain_succeeds() {
+        let n = 1000;
+        let x: Vec<(bool, Vec<u64>)> = (0..n).map(|i| (i % 3 == 0, vec![i as u64 * 0x9e37_79b9 + 1, i as u64])).collect();
+        let vx: Vec<IntRef> = x.iter().map(|(s, m)| IntRef::new(*s, m)).collect();
+        let mut a = ZVec::zeros_on(n, 128, true).unwrap();
+        a.set(&vx).unwrap();
+        let mut r = ZVec::zeros_on(n, 256, true).unwrap();
+        for _ in 0..8 {
+            r = ZVec::mul(&r, &a, &a).unwrap();
+        }
+        let s = ZVec::add(&ZVec::zeros_on(n, 257, true).unwrap(), &r, &r).unwrap();
+        super::sync().unwrap();
+        let sq = batch::mul(&vx, &vx).unwrap();
+        assert_eq!(s.to_list().unwrap().views(), batch::add(&sq.views(), &sq.views()).unwrap().views());
+        super::sync().unwrap();
+    }
 }

@@ -24,6 +24,22 @@ pub fn backend_lock() -> std::sync::MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Runs the ignored unit test `name` (its full path, e.g. `gpu::zvec::gpu_tests::fault_child`) of
+/// the running test binary alone in a child process with the extra environment `env`, and returns
+/// its stdout and stderr; panics with that output when the child fails. For tests that need a fresh
+/// process (an empty kernel cache, a device left unusable on purpose, settings read once).
+pub fn run_in_child(name: &str, env: &[(&str, &str)]) -> String {
+    let exe = std::env::current_exe().expect("the test binary");
+    let out = std::process::Command::new(exe)
+        .args([name, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .envs(env.iter().copied())
+        .output()
+        .expect("the test binary runs");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("1 passed"), "{name} in a child process failed:\n{text}");
+    text
+}
+
 /// A small deterministic generator (splitmix64).
 pub struct Rng(pub u64);
 
