@@ -17,9 +17,10 @@
 #     poly    gpu_poly (Z[x] product: kernel-only, GPU end to end, CPU path); with FLINT:
 #             gpmp_poly_mul (AUTO) against FLINT on all cores, gpmp_nmod_poly_mul (CPU and GPU)
 #             against FLINT nmod_poly_mul
-#     cold    first use in a fresh process: small runs of gpu_ntt, gpu_zvec, gpu_zmod, gpu_bigmul and
-#             gpu_poly, each once with an empty kernel cache (NVRTC compiles, autotuning) and once
-#             more with the cache it left
+#     cold    first use in a fresh process: gpu_coldstart (context, first and second 2^16 x 2^16
+#             product; gpmp_gpu_warmup) and small runs of gpu_ntt, gpu_zvec, gpu_zmod, gpu_bigmul
+#             and gpu_poly, each once with an empty kernel cache (NVRTC compiles) and once more with
+#             the cache it left; GPMP_LOG=debug shows each module's compile and load time
 #     all     tests, then every benchmark above and cold (about 8 minutes on an H100 host)
 #
 # Logs go to OUTDIR (else $OUT, else gpu-logs/): device.md (date, GPU, driver, CPU, what was
@@ -28,7 +29,7 @@
 # packed folder. The kernel cache lives in $XDG_CACHE_HOME/gpmp (default here: /tmp/gpmp-cache), so
 # that the benchmarks after `tests` find their kernels compiled. The library reads only the
 # documented variables (GPMP_BACKEND, GPMP_NUM_THREADS, GPMP_KERNEL_CACHE, GPMP_AUTOTUNE,
-# GPMP_CUDA_DEVICE); this script sets GPMP_BACKEND for single commands only.
+# GPMP_CUDA_DEVICE, GPMP_LOG, GPMP_SYNC); this script sets GPMP_BACKEND for single commands only.
 set -u
 mode=${1:-}
 last=""
@@ -133,11 +134,11 @@ run_mode() {
   cold)
     # One process per program and cache state; the wall time of the whole process is the number.
     local c=/tmp/gpmp-cold-cache rows="" empty
-    for p in "gpu_ntt 1 16" "gpu_zvec kernels" "gpu_zmod 1 10 10 10 resident" "gpu_bigmul 20" \
+    for p in "gpu_coldstart first" "gpu_coldstart warmup" "gpu_ntt 1 16" "gpu_zvec kernels" "gpu_zmod 1 10 10 10 resident" "gpu_bigmul 20" \
              "gpu_poly 1 2^14:64"; do
       [ -z "$dry" ] && rm -rf "$c"
-      step cold 120 XDG_CACHE_HOME=$c $H/bin/$p; empty=$last
-      step cold 120 XDG_CACHE_HOME=$c $H/bin/$p
+      step cold 300 GPMP_LOG=debug XDG_CACHE_HOME=$c $H/bin/$p; empty=$last
+      step cold 120 GPMP_LOG=debug XDG_CACHE_HOME=$c $H/bin/$p
       rows+="| $p | $empty | $last |"$'\n'
     done
     [ -z "$dry" ] && rm -rf "$c"

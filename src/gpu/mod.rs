@@ -7,6 +7,7 @@
 //! - [`compile`]: those files, `kernels/common.cuh` prepended, compiled by NVRTC at first use and cached;
 //! - [`ntt`]: batched word-size NTTs on the device;
 //! - [`gfpf`]: the generalized Fermat prime field FFT and elementwise arithmetic on the device;
+//! - [`staging`]: the pinned host buffer the engines stage transfers through;
 //! - [`zvec`]: `gpmp_zvec` in device memory (element-wise integer arithmetic);
 //! - [`batch`]: batched modular multiplication and exponentiation (Montgomery, odd moduli);
 //! - [`zpoly_mul`]: the multi-modular Z\[x\] product (`gpmp_poly_mul` on the GPU);
@@ -24,6 +25,7 @@ pub mod gfpf;
 pub mod kernels;
 pub mod ntt;
 pub mod ntt_mul;
+pub mod staging;
 pub mod zpoly_mul;
 pub mod zvec;
 

@@ -18,14 +18,14 @@
 use super::compile;
 use super::device::{self, Device};
 use super::kernels::{Kernel, Spec};
+use super::staging::{Host, StageWord};
 use super::{autotune, driver_err, shield};
-use crate::int::try_zeroed;
 use crate::log::Stages;
 use crate::nmod::prime::{fourier_prime, invmod, is_prime, mulmod, powmod, primitive_root_of_unity};
 use crate::tuning::{GPU_NTT_MIN_BLOCKS_PER_SM, GPU_NTT_PASSES};
 use crate::{invalid, Error, Result};
-use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg};
-use std::sync::Arc;
+use cudarc::driver::{result, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
+use std::sync::{Arc, Mutex};
 
 /// Threads per block (`NT` in the kernel).
 const NT: u32 = 256;
@@ -475,9 +475,30 @@ pub fn buffers<W: Word>(stream: &Arc<CudaStream>, len: usize) -> Result<(CudaSli
 
 /// `count` NTTs of length n in place (host memory in and out), on the current device, in batches
 /// of as many rows as fit in three quarters of the free device memory (at least one row).
-/// `x.len()` must be count·n and every entry below p.
+/// `x.len()` must be count·n and every entry below p (else `InvalidArgument`, x untouched).
+///
+/// The transfer: the plan (twiddle tables, kernels) is kept across calls ([`cached_plan`]), the
+/// stream is taken from a pool, and the words go through the process's pinned staging buffer
+/// ([`super::staging`]) in pieces of [`PIECE_WORDS`]: each piece is checked and packed (narrowed
+/// to 32 bits when p < 2^31) by all threads, then its upload is queued, so that packing the next
+/// piece overlaps it; downloads are queued piece by piece and each piece is unpacked into `x` as
+/// soon as its copy is complete, while the later ones are still being copied.
 pub fn ntt_many(x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
     ntt_many_batched(x, count, n, w, p, inverse, usize::MAX)
+}
+
+/// Words of one piece of an upload or download (see [`ntt_many`]).
+const PIECE_WORDS: usize = 1 << 20;
+/// Device bytes of twiddle tables [`cached_plan`] keeps, at most (the least recently used go first).
+const PLAN_CACHE_BYTES: usize = 64 << 20;
+
+/// `Err(InvalidArgument)` naming the first entry of x that is not below p; all threads look.
+fn check_reduced_par(x: &[u64], p: u64) -> Result<()> {
+    use rayon::prelude::*;
+    if x.par_chunks(1 << 16).any(|c| crate::nmod::ntt::check_entries(c, p).is_err()) {
+        crate::nmod::ntt::check_entries(x, p)?;
+    }
+    Ok(())
 }
 
 /// [`ntt_many`] with at most `max_rows` rows a batch.
@@ -486,12 +507,16 @@ fn ntt_many_batched(x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inver
     if count.checked_mul(n) != Some(x.len()) {
         return invalid!("{} words given for {count} transforms of length {n}", x.len());
     }
-    if let Some(i) = x.iter().position(|&v| v >= p) {
-        return invalid!("entry {i} = {} is not reduced modulo {p}", x[i]);
-    }
-    let dev = device::current()?;
+    let dev = match device::current() {
+        Ok(d) => d,
+        Err(e) => {
+            // Bad input is reported as such on any machine.
+            check_reduced_par(x, p)?;
+            return Err(e);
+        }
+    };
     if n == 1 || count == 0 {
-        return Ok(());
+        return check_reduced_par(x, p);
     }
     shield("GPU NTT", || {
         if p < 1 << 31 {
@@ -502,51 +527,173 @@ fn ntt_many_batched(x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inver
     })
 }
 
-/// [`ntt_many`] on words of W, checked arguments.
+/// The key of a kept plan: device, word bits, n, w, p, inverse.
+type PlanKey = (usize, u32, usize, u64, u64, bool);
+/// Kept plans, least recently used first, with their table bytes.
+type PlanList = Vec<(PlanKey, Arc<dyn std::any::Any + Send + Sync>, usize)>;
+
+/// The plan of the length-n transform with root w modulo p on `dev` (see [`Plan::new`]), kept across
+/// calls: at most [`PLAN_CACHE_BYTES`] of tables, the least recently used dropped first.
+fn cached_plan<W: Word>(dev: &Device, stream: &Arc<CudaStream>, n: usize, w: u64, p: u64, inverse: bool) -> Result<Arc<Plan<W>>> {
+    static PLANS: Mutex<PlanList> = Mutex::new(Vec::new());
+    let key = (dev.ordinal, W::BITS, n, w, p, inverse);
+    {
+        let mut list = PLANS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = list.iter().position(|e| e.0 == key) {
+            let e = list.remove(i);
+            let plan = Arc::clone(&e.1).downcast::<Plan<W>>().ok();
+            list.push(e);
+            if let Some(plan) = plan {
+                return Ok(plan);
+            }
+        }
+    }
+    let plan = Arc::new(Plan::<W>::new(dev, stream, n, w, p, inverse)?);
+    let bytes = (plan.roots.len() + plan.tlo.len() + plan.thi.len()) * (W::BITS as usize / 8);
+    let mut list = PLANS.lock().unwrap_or_else(|e| e.into_inner());
+    list.retain(|e| e.0 != key);
+    list.push((key, Arc::clone(&plan) as Arc<dyn std::any::Any + Send + Sync>, bytes));
+    let mut total: usize = list.iter().map(|e| e.2).sum();
+    while total > PLAN_CACHE_BYTES && list.len() > 1 {
+        total -= list.remove(0).2;
+    }
+    Ok(plan)
+}
+
+/// A stream of a device from the NTT's pool, given back when dropped (a call that finds the pool
+/// empty creates one; streams live as long as the process).
+struct PooledStream {
+    ordinal: usize,
+    stream: Arc<CudaStream>,
+}
+
+/// The NTT's idle streams, by device ordinal.
+static STREAMS: Mutex<Vec<(usize, Arc<CudaStream>)>> = Mutex::new(Vec::new());
+
+impl PooledStream {
+    fn take(dev: &Device) -> Result<PooledStream> {
+        let mut pool = STREAMS.lock().unwrap_or_else(|e| e.into_inner());
+        let stream = match pool.iter().position(|e| e.0 == dev.ordinal) {
+            Some(i) => pool.swap_remove(i).1,
+            None => {
+                drop(pool);
+                dev.stream()?
+            }
+        };
+        Ok(PooledStream { ordinal: dev.ordinal, stream })
+    }
+}
+
+impl Drop for PooledStream {
+    fn drop(&mut self) {
+        STREAMS.lock().unwrap_or_else(|e| e.into_inner()).push((self.ordinal, Arc::clone(&self.stream)));
+    }
+}
+
+/// [`ntt_many`] on words of W, checked parameters (the entries are checked here).
 #[allow(clippy::too_many_arguments)]
-fn ntt_words<W: Word>(dev: &Device, x: &mut [u64], count: usize, n: usize, w: u64, p: u64, inverse: bool, max_rows: usize) -> Result<()> {
+fn ntt_words<W: Word + StageWord>(
+    dev: &Device,
+    x: &mut [u64],
+    count: usize,
+    n: usize,
+    w: u64,
+    p: u64,
+    inverse: bool,
+    max_rows: usize,
+) -> Result<()> {
     let mut t = Stages::new("GPU NTT", || format!("{count} × 2^{} in {}-bit words", n.trailing_zeros(), W::BITS));
-    let stream = dev.stream()?;
-    let plan = Plan::<W>::new(dev, &stream, n, w, p, inverse)?;
+    let pooled = PooledStream::take(dev)?;
+    let stream = &pooled.stream;
+    let plan = cached_plan::<W>(dev, stream, n, w, p, inverse)?;
     let (free, _) = dev.ctx.mem_get_info().map_err(|e| driver_err("cuMemGetInfo", e))?;
     let free = crate::memory::device_budget(free);
     let row_bytes = (2 * n).saturating_mul(W::BITS as usize / 8);
     let rows = (free / 4 * 3 / row_bytes).clamp(1, count.min(max_rows));
-    let (mut a, mut b) = buffers::<W>(&stream, rows * n)?;
-    let mut staging: Vec<W> = if W::same(&mut []).is_some() { Vec::new() } else { try_zeroed(rows * n)? };
-    let wait = |t: &Stages| if t.on() { stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)) } else { Ok(()) };
-    wait(&t)?;
-    t.mark("plan and buffers");
-    for batch in x.chunks_mut(rows * n) {
-        let c = batch.len() / n;
-        let len = batch.len();
-        if W::same(batch).is_none() {
-            staging[..len].iter_mut().zip(batch.iter()).for_each(|(d, &s)| *d = W::from_u64(s));
-            t.mark("host pack");
-        }
-        match W::same(batch) {
-            Some(words) => stream.memcpy_htod(&*words, &mut a.slice_mut(..len)),
-            None => stream.memcpy_htod(&staging[..len], &mut a.slice_mut(..len)),
-        }
-        .map_err(|e| driver_err("cuMemcpyHtoD", e))?;
-        wait(&t)?;
-        t.mark("upload");
-        let in_b = plan.run(&stream, c, &mut a, &mut b)?;
-        wait(&t)?;
-        t.mark("kernels");
-        let res = if in_b { &b } else { &a };
-        match W::same(batch) {
-            Some(words) => stream.memcpy_dtoh(&res.slice(..len), words),
-            None => stream.memcpy_dtoh(&res.slice(..len), &mut staging[..len]),
-        }
-        .map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+    if rows < count {
+        // Several batches: x is written batch by batch, so every entry is checked first.
+        check_reduced_par(x, p)?;
+    }
+    let (mut a, mut b) = buffers::<W>(stream, rows * n)?;
+    let mut host = Host::get(dev, (rows * n * (W::BITS as usize / 8)).div_ceil(8))?;
+    let stage = host.words::<W>(rows * n)?;
+    if t.on() {
         stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
-        t.mark("download");
-        if W::same(batch).is_none() {
-            batch.iter_mut().zip(&staging[..len]).for_each(|(d, s)| *d = s.to_u64());
-            t.mark("host unpack");
+    }
+    t.mark("plan and buffers");
+    let r = (|| {
+        for batch in x.chunks_mut(rows * n) {
+            transform_batch(stream, &plan, &mut t, batch, &mut stage[..batch.len()], &mut a, &mut b, n, p)?;
+        }
+        Ok(())
+    })();
+    if r.is_err() {
+        // No copy may still target the staging buffer when it goes back to the pool.
+        let _ = stream.synchronize();
+    }
+    r
+}
+
+/// One batch of [`ntt_words`]: `batch` (its rows of n words) up through `stage`, transformed in
+/// `a`/`b`, and back down into `batch`.
+#[allow(clippy::too_many_arguments)]
+fn transform_batch<W: Word>(
+    stream: &Arc<CudaStream>,
+    plan: &Plan<W>,
+    t: &mut Stages,
+    batch: &mut [u64],
+    stage: &mut [W],
+    a: &mut CudaSlice<W>,
+    b: &mut CudaSlice<W>,
+    n: usize,
+    p: u64,
+) -> Result<()> {
+    use rayon::prelude::*;
+    let wb = W::BITS as u64 / 8;
+    let cs = stream.cu_stream();
+    let wait = |t: &Stages| if t.on() { stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)) } else { Ok(()) };
+    {
+        let (aptr, _sync) = a.device_ptr_mut(stream);
+        for (k, (dst, src)) in stage.chunks_mut(PIECE_WORDS).zip(batch.chunks(PIECE_WORDS)).enumerate() {
+            let reduced = dst.par_chunks_mut(1 << 14).zip(src.par_chunks(1 << 14)).all(|(d, s)| {
+                d.iter_mut().zip(s).for_each(|(d, &s)| *d = W::from_u64(s));
+                s.iter().all(|&v| v < p)
+            });
+            if !reduced {
+                crate::nmod::ntt::check_entries(batch, p)?;
+            }
+            // SAFETY: dst lies in the staging buffer, which is not written again before the stream
+            // has passed this copy (pinned: asynchronous DMA; pageable: copied before the return);
+            // the device range is inside `a`, which holds the batch.
+            unsafe { result::memcpy_htod_async(aptr + k as u64 * PIECE_WORDS as u64 * wb, &*dst, cs) }
+                .map_err(|e| driver_err("cuMemcpyHtoD", e))?;
         }
     }
+    wait(t)?;
+    t.mark("host pack and upload");
+    let in_b = plan.run(stream, batch.len() / n, a, b)?;
+    wait(t)?;
+    t.mark("kernels");
+    let res = if in_b { &*b } else { &*a };
+    let (rptr, _sync) = res.device_ptr(stream);
+    let mut done = Vec::with_capacity(stage.len().div_ceil(PIECE_WORDS));
+    for (k, dst) in stage.chunks_mut(PIECE_WORDS).enumerate() {
+        // SAFETY: dst lies in the staging buffer, read only after the event recorded behind this
+        // copy has completed; the device range is inside the result.
+        unsafe { result::memcpy_dtoh_async(dst, rptr + k as u64 * PIECE_WORDS as u64 * wb, cs) }
+            .map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+        let ev = stream
+            .context()
+            .new_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .map_err(|e| driver_err("cuEventCreate", e))?;
+        ev.record(stream).map_err(|e| driver_err("cuEventRecord", e))?;
+        done.push(ev);
+    }
+    for ((ev, src), dst) in done.iter().zip(stage.chunks(PIECE_WORDS)).zip(batch.chunks_mut(PIECE_WORDS)) {
+        ev.synchronize().map_err(|e| driver_err("cuEventSynchronize", e))?;
+        dst.par_chunks_mut(1 << 14).zip(src.par_chunks(1 << 14)).for_each(|(d, s)| d.iter_mut().zip(s).for_each(|(d, s)| *d = s.to_u64()));
+    }
+    t.mark("download and unpack");
     Ok(())
 }
 
@@ -617,6 +764,21 @@ mod tests {
         }
         assert_eq!(balanced(24, 2), vec![12, 12]);
         assert_eq!(balanced(23, 3), vec![8, 8, 7]);
+    }
+
+    /// Every shipped pick is a candidate of its length and word size, and is found by its key.
+    #[test]
+    fn shipped_picks_are_candidates() {
+        assert!(!GPU_NTT_PASSES.is_empty());
+        for e in GPU_NTT_PASSES {
+            assert!(e.log_total >= e.logn, "a batch holds at least one transform");
+            let v = variants(e.logn, loge(e.word_bits));
+            assert!(v.iter().any(|c| c.passes == e.passes), "{} passes for 2^{}", e.passes, e.logn);
+            assert_eq!(shipped_passes(e.cc, e.word_bits, e.logn, e.log_total), Some(e.passes));
+        }
+        assert_eq!(shipped_passes((9, 0), 32, 22, 22), Some(2));
+        assert_eq!(shipped_passes((9, 0), 64, 22, 22), None);
+        assert_eq!(shipped_passes((8, 0), 32, 22, 22), None);
     }
 
     #[test]
@@ -843,6 +1005,60 @@ mod tests {
 
         /// A batch split into pieces of two rows (as when it exceeds free device memory) gives the
         /// same rows as the naive DFT.
+        /// Transforms longer than one staging piece (several pieces up and down, 31- and 62-bit
+        /// words) match the naive DFT on sampled outputs, and invert exactly; an unreduced entry in
+        /// the last piece (one batch) or in the last batch (several) is `InvalidArgument` and leaves
+        /// x untouched; a plan is kept per (n, w, p, direction).
+        #[test]
+        fn pieces_match_and_bad_entries_leave_x_untouched() {
+            let mut r = rng(11);
+            for p in [fourier_primes(62, 30, 1)[0], fourier_primes(31, 24, 1)[0]] {
+                let n = 2 * PIECE_WORDS + (1 << 12);
+                let n = n.next_power_of_two();
+                let w = primitive_root_of_unity(n as u64, p).unwrap();
+                let x: Vec<u64> = (0..n)
+                    .map(|_| match r() % 4 {
+                        0 => p - 1,
+                        1 => 0,
+                        _ => r() % p,
+                    })
+                    .collect();
+                let mut y = x.clone();
+                ntt_many(&mut y, 1, n, w, p, false).unwrap();
+                for i in [0, 1, n / 2 - 1, n / 2, PIECE_WORDS - 1, PIECE_WORDS, n - 1] {
+                    let wi = powmod(w, i as u64, p);
+                    let want = x.iter().rev().fold(0u64, |acc, &xj| ((mulmod(acc, wi, p) as u128 + xj as u128) % p as u128) as u64);
+                    assert_eq!(y[i], want, "p={p} X_{i}");
+                }
+                ntt_many(&mut y, 1, n, w, p, true).unwrap();
+                assert!(y == x, "p={p}: the inverse restores x");
+                let mut bad = x.clone();
+                bad[n - 1] = p;
+                let copy = bad.clone();
+                assert!(matches!(ntt_many(&mut bad, 1, n, w, p, false), Err(Error::InvalidArgument(_))));
+                assert!(bad == copy, "x untouched");
+                let (m, count) = (1usize << 10, 6usize);
+                let wm = primitive_root_of_unity(m as u64, p).unwrap();
+                let mut rows: Vec<u64> = (0..m * count).map(|_| r() % p).collect();
+                rows[m * count - 1] = p + 1;
+                let copy = rows.clone();
+                assert!(matches!(ntt_many_batched(&mut rows, count, m, wm, p, false, 2), Err(Error::InvalidArgument(_))));
+                assert!(rows == copy, "x untouched across batches");
+                let dev = device::current().unwrap();
+                let s = dev.stream().unwrap();
+                if p < 1 << 31 {
+                    let (a, b) =
+                        (cached_plan::<u32>(&dev, &s, m, wm, p, false).unwrap(), cached_plan::<u32>(&dev, &s, m, wm, p, false).unwrap());
+                    assert!(Arc::ptr_eq(&a, &b));
+                    assert!(!Arc::ptr_eq(&a, &cached_plan::<u32>(&dev, &s, m, wm, p, true).unwrap()));
+                } else {
+                    let (a, b) =
+                        (cached_plan::<u64>(&dev, &s, m, wm, p, false).unwrap(), cached_plan::<u64>(&dev, &s, m, wm, p, false).unwrap());
+                    assert!(Arc::ptr_eq(&a, &b));
+                }
+            }
+        }
+
         #[test]
         fn batches_split_by_memory_match() {
             let mut r = rng(9);

@@ -104,11 +104,10 @@ pub fn ntt_many(x: &mut [u64], n: usize, w: u64, p: u64) -> Result<()> {
 
 /// The routed transform of every row of length n of x.
 fn rows(x: &mut [u64], n: usize, w: u64, p: u64, inverse: bool) -> Result<()> {
-    use crate::nmod::ntt::{check_entries, check_rows};
+    use crate::nmod::ntt::check_rows;
     check_rows(x, n, w, p)?;
     if route(Op::NmodNtt, x.len() as u64)? == Where::Gpu {
-        // Every entry is checked before the device's copies.
-        check_entries(x, p)?;
+        // The engine checks every entry as it packs them, before it writes x.
         return crate::gpu::ntt::ntt_many(x, x.len() / n, n, w, p, inverse);
     }
     crate::nmod::ntt::rows(x, n, w, p, inverse)

@@ -1,84 +1,10 @@
-//! Host staging: the process's pinned buffer (one, reused; a concurrent call gets pageable memory)
-//! that holds a call's inputs on their way up and its product on the way down, and
-//! [`HostProduct`], the product as the device left it.
+//! [`HostProduct`], the product as the device left it, in the process's pinned staging buffer
+//! ([`crate::gpu::staging`]), which also holds a call's inputs on their way up.
 use crate::gpu::device::Device;
-use crate::gpu::driver_err;
+use crate::gpu::staging::Host;
 use crate::int::{IntRef, ZSlab};
 use crate::{Error, Result};
-use cudarc::driver::PinnedHostSlice;
 use rayon::prelude::*;
-use std::sync::{Mutex, OnceLock};
-
-/// Largest pinned staging buffer kept (1 GiB); larger products use pageable memory.
-const STAGING_MAX_WORDS: usize = 1 << 27;
-
-/// The process's pinned staging buffer (one; a call that finds it busy uses pageable memory).
-#[derive(Default)]
-struct Staging {
-    buf: Option<PinnedHostSlice<u64>>,
-    busy: bool,
-}
-
-fn staging() -> &'static Mutex<Staging> {
-    static S: OnceLock<Mutex<Staging>> = OnceLock::new();
-    S.get_or_init(Default::default)
-}
-
-/// Host memory for `len` words: the pinned staging buffer (grown to a power of two) if free, else a
-/// pageable vector. The pinned buffer goes back to [`staging`] on drop.
-pub(super) enum Host {
-    Pinned(Option<PinnedHostSlice<u64>>),
-    Pageable(Vec<u64>),
-}
-
-impl Host {
-    fn get(dev: &Device, len: usize) -> Result<Host> {
-        let pageable = || Ok(Host::Pageable(crate::int::try_zeroed_words(len)?));
-        if len > STAGING_MAX_WORDS {
-            return pageable();
-        }
-        let mut buf = {
-            let mut st = staging().lock().unwrap_or_else(|e| e.into_inner());
-            if st.busy {
-                return pageable();
-            }
-            st.busy = true;
-            st.buf.take()
-        };
-        if buf.as_ref().is_some_and(|s| s.context() != &dev.ctx || s.len() < len) {
-            buf = None;
-        }
-        if buf.is_none() {
-            // SAFETY: u64 has no invalid bit patterns; every word used is written first.
-            // Flags 0: cached pinned memory (the default write-combined kind is slow to read).
-            match unsafe { dev.ctx.alloc_pinned_with_flags::<u64>(len.next_power_of_two(), 0) } {
-                Ok(s) => buf = Some(s),
-                Err(_) => {
-                    staging().lock().unwrap_or_else(|e| e.into_inner()).busy = false;
-                    return pageable();
-                }
-            }
-        }
-        Ok(Host::Pinned(buf))
-    }
-
-    pub(super) fn slice(&mut self) -> Result<&mut [u64]> {
-        match self {
-            Host::Pinned(s) => s.as_mut().expect("allocated").as_mut_slice().map_err(|e| driver_err("pinned buffer", e)),
-            Host::Pageable(v) => Ok(v),
-        }
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        if let Host::Pinned(s) = self {
-            let mut st = staging().lock().unwrap_or_else(|e| e.into_inner());
-            st.buf = s.take();
-            st.busy = false;
-        }
-    }
-}
 
 /// `words` split into its first `at` words and the bytes of the rest.
 pub(super) fn words_and_bytes(words: &mut [u64], at: usize) -> (&mut [u64], &mut [u8]) {
