@@ -336,8 +336,8 @@ enum gpmp_status gpmp_set_cuda_device(int device);
 enum gpmp_status gpmp_gpu_warmup(void);
 
 /*
- Times the candidate kernel configurations on the current device (seconds) and records the
- fastest beside the kernel cache; later calls, in this process and later ones with the same
+ Times the candidate kernel configurations on the current device (a few seconds) and records
+ the fastest beside the kernel cache; later calls, in this process and later ones with the same
  cache, use them. Without it, calls use the configurations shipped for the device's architecture
  (or recorded by an earlier `gpmp_gpu_tune`) and never wait for a search. `GPMP_AUTOTUNE=off`
  turns the search off (then this only checks the device).

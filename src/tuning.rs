@@ -24,8 +24,8 @@ pub const INT_MUL_GPU_MIN_LIMBS: u64 = 1 << 13;
 /// Product mod a word-size prime, output words of the integer product: balanced 2^16 (2^18 words)
 /// ties, 2^20 is 1.5× and 2^22 2× faster on the GPU.
 pub const NMOD_POLY_MUL_GPU_MIN_WORDS: u64 = 1 << 19;
-/// Word-size NTTs from host memory: never (the CPU wins at every size while the data crosses PCIe
-/// through pageable copies).
+/// Word-size NTTs from host memory: never (the CPU won at every size in `gpu_ntt e2e`,
+/// bench/results/gpu-h100.md).
 pub const NMOD_NTT_GPU_MIN_WORDS: u64 = u64::MAX;
 /// GFPF DFT, elements: 4–8× faster on the GPU from N = 2^10 (P3 and P4, tables cached).
 pub const GFPF_DFT_GPU_MIN_N: u64 = 1 << 10;

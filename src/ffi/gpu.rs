@@ -49,8 +49,8 @@ pub extern "C" fn gpmp_gpu_warmup() -> gpmp_status {
     guard("gpmp_gpu_warmup", compile::warmup)
 }
 
-/// Times the candidate kernel configurations on the current device (seconds) and records the
-/// fastest beside the kernel cache; later calls, in this process and later ones with the same
+/// Times the candidate kernel configurations on the current device (a few seconds) and records
+/// the fastest beside the kernel cache; later calls, in this process and later ones with the same
 /// cache, use them. Without it, calls use the configurations shipped for the device's architecture
 /// (or recorded by an earlier `gpmp_gpu_tune`) and never wait for a search. `GPMP_AUTOTUNE=off`
 /// turns the search off (then this only checks the device).

@@ -88,7 +88,7 @@ fn launch(name: &'static str, x: &DevVec, y: &DevVec, m: &[u64], bits: u64, chec
     let m = normalized(m);
     let l =
         spec_limbs(m.len()).filter(|_| supports(m)).ok_or_else(|| Error::Internal("zmod: modulus not supported on the device".into()))?;
-    let r = DevVec::alloc(Arc::clone(&x.dev), x.len(), bits)?;
+    let r = super::zvec::attributed("zvec mulmod or powm", DevVec::alloc(Arc::clone(&x.dev), x.len(), bits))?;
     let n = x.len();
     if n == 0 {
         return Ok(r);
@@ -106,29 +106,32 @@ fn launch(name: &'static str, x: &DevVec, y: &DevVec, m: &[u64], bits: u64, chec
         return Err(Error::SizeTooLarge(format!("{n} elements in one launch")));
     }
     let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (NT, 1, 1), shared_mem_bytes: 0 };
-    let flag = shield("zmod", || {
-        let s = Arc::clone(&r.stream);
-        let dpw = s.clone_htod(&pw[..]).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
-        let mut flag = s.alloc_zeros::<u32>(1).map_err(|e| driver_err("cuMemAllocAsync", e))?;
-        let (nw, lr, rtop) = (n as u64, r.limbs(), (bits % 64) as u32);
-        let ((rd, rs, _), (xd, xs, _), (yd, ys, _)) = (r.ptrs(), x.ptrs(), y.ptrs());
-        let mut b = s.launch_builder(&f);
-        b.arg(&rd).arg(&rs).arg(&xd).arg(&xs).arg(&yd).arg(&ys);
-        b.arg(&nw).arg(&lx).arg(&ly).arg(&lr).arg(&rtop).arg(&dpw).arg(&p).arg(&mut flag);
-        // SAFETY: arguments match zm_mulmod/zm_powm of spec L: r, x, y hold n·(lr, lx, ly) limbs
-        // and n signs, dpw rows·L limbs covering every chunk of x and y, p = (M', m padded to L),
-        // of which the kernel reads the first L + 1 words.
-        unsafe { b.launch(cfg) }.map_err(|e| driver_err("zmod launch", e))?;
-        let mut h = [0u32];
-        let what = if name == "zm_powm" { "zvec powm" } else { "zvec mulmod" };
-        if check {
-            s.memcpy_dtoh(&flag, &mut h[..]).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
-            super::zvec::waited(what, s.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)))?;
-        } else {
-            super::zvec::queued(what, &s)?;
-        }
-        Ok(h[0])
-    })?;
+    let what = if name == "zm_powm" { "zvec powm" } else { "zvec mulmod" };
+    let flag = super::zvec::attributed(
+        what,
+        shield("zmod", || {
+            let s = Arc::clone(&r.stream);
+            let dpw = s.clone_htod(&pw[..]).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+            let mut flag = s.alloc_zeros::<u32>(1).map_err(|e| driver_err("cuMemAllocAsync", e))?;
+            let (nw, lr, rtop) = (n as u64, r.limbs(), (bits % 64) as u32);
+            let ((rd, rs, _), (xd, xs, _), (yd, ys, _)) = (r.ptrs(), x.ptrs(), y.ptrs());
+            let mut b = s.launch_builder(&f);
+            b.arg(&rd).arg(&rs).arg(&xd).arg(&xs).arg(&yd).arg(&ys);
+            b.arg(&nw).arg(&lx).arg(&ly).arg(&lr).arg(&rtop).arg(&dpw).arg(&p).arg(&mut flag);
+            // SAFETY: arguments match zm_mulmod/zm_powm of spec L: r, x, y hold n·(lr, lx, ly) limbs
+            // and n signs, dpw rows·L limbs covering every chunk of x and y, p = (M', m padded to L),
+            // of which the kernel reads the first L + 1 words.
+            unsafe { b.launch(cfg) }.map_err(|e| driver_err("zmod launch", e))?;
+            let mut h = [0u32];
+            if check {
+                s.memcpy_dtoh(&flag, &mut h[..]).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+                super::zvec::waited(what, s.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)))?;
+            } else {
+                super::zvec::queued(what, &s)?;
+            }
+            Ok(h[0])
+        }),
+    )?;
     if flag & 2 != 0 {
         return invalid!("powm: an exponent is negative");
     }

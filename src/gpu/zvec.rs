@@ -160,6 +160,15 @@ pub(super) fn waited(what: &'static str, w: Result<()>) -> Result<()> {
     Err(e)
 }
 
+/// `r`, with a CUDA error (the driver reports an earlier device failure at any later call) named
+/// as [`waited`] names it.
+pub(super) fn attributed<T>(what: &'static str, r: Result<T>) -> Result<T> {
+    match r {
+        Err(e @ Error::Cuda(_)) => Err(waited(what, Err(e)).expect_err("a failed wait stays failed")),
+        r => r,
+    }
+}
+
 /// Waits for every zvec operation queued on every device and returns the first device failure seen
 /// since the last call (by this wait or by an earlier one), then forgets it.
 pub fn sync() -> Result<()> {
@@ -299,13 +308,16 @@ impl DevVec {
 
     /// n zeros of `bits` bits on the current device.
     pub fn zeros(n: usize, bits: u64) -> Result<Self> {
-        let v = Self::alloc(device::current()?, n, bits)?;
+        let v = attributed("zvec zeros", Self::alloc(device::current()?, n, bits))?;
         let bytes = Self::layout(n, v.words()).2;
-        shield("zvec zeros", || {
-            // SAFETY: the allocation holds `bytes` bytes.
-            unsafe { result::memset_d8_async(v.buf.ptr, 0, bytes, v.stream.cu_stream()) }.map_err(|e| driver_err("cuMemsetD8Async", e))
-        })?;
-        queued("zvec zeros", &v.stream)?;
+        attributed(
+            "zvec zeros",
+            shield("zvec zeros", || {
+                // SAFETY: the allocation holds `bytes` bytes.
+                unsafe { result::memset_d8_async(v.buf.ptr, 0, bytes, v.stream.cu_stream()) }.map_err(|e| driver_err("cuMemsetD8Async", e))
+            }),
+        )?;
+        attributed("zvec zeros", queued("zvec zeros", &v.stream))?;
         Ok(v)
     }
 
@@ -314,10 +326,10 @@ impl DevVec {
         if data.len() != n * limbs_for_bits(bits) || neg.len() != n {
             return Err(Error::Internal(format!("zvec upload of {} limbs and {} signs", data.len(), neg.len())));
         }
-        let v = Self::alloc(device::current()?, n, bits)?;
+        let v = attributed("zvec upload", Self::alloc(device::current()?, n, bits))?;
         let signs: Vec<u8> = neg.iter().map(|&s| u8::from(s)).collect();
         let (d, s, _) = v.ptrs();
-        shield("zvec upload", || {
+        let copied = shield("zvec upload", || {
             let cs = v.stream.cu_stream();
             // SAFETY: the allocation holds n·L words at d and n bytes at s.
             unsafe {
@@ -329,10 +341,11 @@ impl DevVec {
                 }
             }
             Ok(())
-        })?;
-        // The host buffers may go once this returns.
+        });
+        // The host buffers may go once this returns (also after a failed copy).
         let t = Instant::now();
-        waited("zvec upload", shield("cuStreamSynchronize", || v.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))))?;
+        let synced = shield("cuStreamSynchronize", || v.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)));
+        waited("zvec upload", copied.and(synced))?;
         log(Level::Debug, "zvec upload", || format!("{} bytes, upload {:.2} ms", 8 * data.len() + n, compile::ms(t, Instant::now())));
         Ok(v)
     }
@@ -363,7 +376,7 @@ impl DevVec {
         log(Level::Debug, "zvec download", || {
             format!("{} bytes, queued work and download {:.2} ms", 8 * words + self.n, compile::ms(t, Instant::now()))
         });
-        r
+        attributed("zvec download", r)
     }
 
     pub fn len(&self) -> usize {
@@ -410,41 +423,47 @@ impl DevVec {
     /// is skipped when bits ≥ max(a.bits, b.bits) + 1 makes every result fit).
     pub fn add_sub(a: &DevVec, b: &DevVec, sub: bool, bits: u64) -> Result<DevVec> {
         Self::check_pair(a, b)?;
-        let r = Self::alloc(Arc::clone(&a.dev), a.n, bits)?;
+        let what = if sub { "zvec sub" } else { "zvec add" };
+        let r = attributed(what, Self::alloc(Arc::clone(&a.dev), a.n, bits))?;
         if a.n == 0 {
             return Ok(r);
         }
-        let f = function(&a.dev, &addsub_spec(), "zv_addsub")?;
+        let f = attributed(what, function(&a.dev, &addsub_spec(), "zv_addsub"))?;
         let cfg = r.config(NT)?;
         let fits = bits > a.bits.max(b.bits);
-        let what = if sub { "zvec sub" } else { "zvec add" };
-        shield(what, || {
-            let s = &r.stream;
-            let cs = s.cu_stream();
-            let ((rd, rs, flag), (ad, as_, _), (bd, bs, _)) = (r.ptrs(), a.ptrs(), b.ptrs());
-            if !fits {
-                // SAFETY: the flag is 4 bytes of r's allocation.
-                unsafe { result::memset_d8_async(flag, 0, 4, cs) }.map_err(|e| driver_err("cuMemsetD8Async", e))?;
-            }
-            let (n, la, lb, lr, rtop, subw) = (a.n as u64, a.limbs(), b.limbs(), r.limbs(), (bits % 64) as u32, u32::from(sub));
-            let mut l = s.launch_builder(&f);
-            l.arg(&rd).arg(&rs).arg(&ad).arg(&as_).arg(&bd).arg(&bs);
-            l.arg(&n).arg(&la).arg(&lb).arg(&lr).arg(&rtop).arg(&subw).arg(&flag);
-            // SAFETY: arguments match zv_addsub; r, a, b hold n·(lr, la, lb) limbs and n signs,
-            // and all three are ordered by the zvec stream.
-            unsafe { l.launch(cfg) }.map_err(|e| driver_err("zv_addsub launch", e))?;
-            if !fits {
-                let mut h = [0u32];
-                // SAFETY: reads the 4-byte flag, then waits for the copy.
-                unsafe { result::memcpy_dtoh_async(&mut h[..], flag, cs) }.map_err(|e| driver_err("cuMemcpyDtoH", e))?;
-                waited(what, s.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)))?;
-                if h[0] != 0 {
-                    return Err(Error::SizeTooLarge(format!("a {} does not fit in {bits} bits", if sub { "difference" } else { "sum" })));
+        attributed(
+            what,
+            shield(what, || {
+                let s = &r.stream;
+                let cs = s.cu_stream();
+                let ((rd, rs, flag), (ad, as_, _), (bd, bs, _)) = (r.ptrs(), a.ptrs(), b.ptrs());
+                if !fits {
+                    // SAFETY: the flag is 4 bytes of r's allocation.
+                    unsafe { result::memset_d8_async(flag, 0, 4, cs) }.map_err(|e| driver_err("cuMemsetD8Async", e))?;
                 }
-                return Ok(());
-            }
-            queued(what, s)
-        })?;
+                let (n, la, lb, lr, rtop, subw) = (a.n as u64, a.limbs(), b.limbs(), r.limbs(), (bits % 64) as u32, u32::from(sub));
+                let mut l = s.launch_builder(&f);
+                l.arg(&rd).arg(&rs).arg(&ad).arg(&as_).arg(&bd).arg(&bs);
+                l.arg(&n).arg(&la).arg(&lb).arg(&lr).arg(&rtop).arg(&subw).arg(&flag);
+                // SAFETY: arguments match zv_addsub; r, a, b hold n·(lr, la, lb) limbs and n signs,
+                // and all three are ordered by the zvec stream.
+                unsafe { l.launch(cfg) }.map_err(|e| driver_err("zv_addsub launch", e))?;
+                if !fits {
+                    let mut h = [0u32];
+                    // SAFETY: reads the 4-byte flag, then waits for the copy.
+                    unsafe { result::memcpy_dtoh_async(&mut h[..], flag, cs) }.map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+                    waited(what, s.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)))?;
+                    if h[0] != 0 {
+                        return Err(Error::SizeTooLarge(format!(
+                            "a {} does not fit in {bits} bits",
+                            if sub { "difference" } else { "sum" }
+                        )));
+                    }
+                    return Ok(());
+                }
+                queued(what, s)
+            }),
+        )?;
         Ok(r)
     }
 
@@ -454,24 +473,27 @@ impl DevVec {
         if bits < a.bits.saturating_add(b.bits) {
             return Err(Error::SizeTooLarge(format!("product of {}- and {}-bit zvecs into a {bits}-bit zvec", a.bits, b.bits)));
         }
-        let r = Self::alloc(Arc::clone(&a.dev), a.n, bits)?;
+        let r = attributed("zvec mul", Self::alloc(Arc::clone(&a.dev), a.n, bits))?;
         if a.n == 0 {
             return Ok(r);
         }
         let (spec, name, nt) = mul_kernel(a.limbs().max(b.limbs()) as usize);
-        let f = function(&a.dev, &spec, name)?;
+        let f = attributed("zvec mul", function(&a.dev, &spec, name))?;
         let cfg = r.config(nt)?;
-        shield("zvec mul", || {
-            let ((rd, rs, _), (ad, as_, _), (bd, bs, _)) = (r.ptrs(), a.ptrs(), b.ptrs());
-            let (n, la, lb, lr) = (a.n as u64, a.limbs(), b.limbs(), r.limbs());
-            let mut l = r.stream.launch_builder(&f);
-            l.arg(&rd).arg(&rs).arg(&ad).arg(&as_).arg(&bd).arg(&bs);
-            l.arg(&n).arg(&la).arg(&lb).arg(&lr);
-            // SAFETY: arguments match zv_mul; r, a, b hold n·(lr, la, lb) limbs and n signs, all
-            // ordered by the zvec stream, and lr limbs of ≥ a.bits + b.bits bits hold every product.
-            unsafe { l.launch(cfg) }.map_err(|e| driver_err("zv_mul launch", e))?;
-            queued("zvec mul", &r.stream)
-        })?;
+        attributed(
+            "zvec mul",
+            shield("zvec mul", || {
+                let ((rd, rs, _), (ad, as_, _), (bd, bs, _)) = (r.ptrs(), a.ptrs(), b.ptrs());
+                let (n, la, lb, lr) = (a.n as u64, a.limbs(), b.limbs(), r.limbs());
+                let mut l = r.stream.launch_builder(&f);
+                l.arg(&rd).arg(&rs).arg(&ad).arg(&as_).arg(&bd).arg(&bs);
+                l.arg(&n).arg(&la).arg(&lb).arg(&lr);
+                // SAFETY: arguments match zv_mul; r, a, b hold n·(lr, la, lb) limbs and n signs, all
+                // ordered by the zvec stream, and lr limbs of ≥ a.bits + b.bits bits hold every product.
+                unsafe { l.launch(cfg) }.map_err(|e| driver_err("zv_mul launch", e))?;
+                queued("zvec mul", &r.stream)
+            }),
+        )?;
         Ok(r)
     }
 
@@ -588,10 +610,15 @@ mod gpu_tests {
         if sync_calls() {
             named(product.err().expect("GPMP_SYNC=1: the product reports its own failure"));
         } else {
-            let p = product.expect("queued without waiting");
-            let _sum = DevVec::add_sub(&a, &b, false, 65).expect("queued without waiting");
-            named(a.download().expect_err("the next wait sees the failure"));
-            std::mem::forget(p);
+            std::mem::forget(product.expect("queued without waiting"));
+            match DevVec::add_sub(&a, &b, false, 65) {
+                // The fault may already be visible when the sum is queued.
+                Err(e) => named(e),
+                Ok(sum) => {
+                    std::mem::forget(sum);
+                    named(a.download().expect_err("the next wait sees the failure"));
+                }
+            }
         }
         named(sync().expect_err("sync returns the first failure"));
         println!("fault_child: failure named (GPMP_SYNC={})", sync_calls());
