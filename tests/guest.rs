@@ -217,10 +217,10 @@ fn interrupted_transforms_and_powers() {
     assert_eq!(gpmp_set_backend(RawBackend(1)), gpmp_status::GPMP_SUCCESS);
     for (len, bits, alg) in [
         (1 << 16, 1024, gpmp_mul_alg::GPMP_MUL_TWO_CONVOLUTION),
-        (1 << 18, 256, gpmp_mul_alg::GPMP_MUL_SMALL_PRIME_NTT),
+        (1 << 19, 256, gpmp_mul_alg::GPMP_MUL_SMALL_PRIME_NTT),
         (1 << 17, 256, gpmp_mul_alg::GPMP_MUL_KRONECKER),
-        (1 << 16, 256, gpmp_mul_alg::GPMP_MUL_TOOM4),
-        (1 << 15, 256, gpmp_mul_alg::GPMP_MUL_BIG_PRIME_FFT),
+        (1 << 17, 256, gpmp_mul_alg::GPMP_MUL_TOOM4),
+        (1 << 16, 256, gpmp_mul_alg::GPMP_MUL_BIG_PRIME_FFT),
     ] {
         let mut long = Long::new(&mut rng, len, bits, alg);
         let late = interrupt_by_handler(&mut long, Duration::from_millis(100));
@@ -370,7 +370,8 @@ fn log_and_build_info() {
 }
 
 /// The GPU route: a product planned in parts (a device memory limit forces them) is stopped at the
-/// next part, writes nothing, and the next GPU call gives the CPU's result.
+/// next part, one not in parts inside its kernel sequence; both write nothing, and the next GPU call
+/// gives the CPU's result.
 #[cfg(feature = "gpu-tests")]
 fn gpu_interrupts() {
     if gpmp_set_backend(RawBackend(2)) != gpmp_status::GPMP_SUCCESS {
@@ -389,6 +390,24 @@ fn gpu_interrupts() {
     let late = interrupt_by_handler(&mut long, Duration::ZERO);
     println!("GPU product 2^20 x 2^20, 1024 bits, in parts: returned {:.1} ms after the handler said stop", late.as_secs_f64() * 1e3);
     assert!(late < Duration::from_secs(2));
+    // Not in parts: 2^22 × 2^22 coefficients of 256 bits (once to compile its kernels, once timed),
+    // stopped halfway (in its kernel sequence, which waits for the device after each prime's
+    // transforms).
+    gpmp_set_device_memory_limit(0);
+    let mut uncut = Long::new(&mut rng, 1 << 22, 256, gpmp_mul_alg::GPMP_MUL_AUTO);
+    assert_eq!(uncut.run(), gpmp_status::GPMP_SUCCESS, "{}", last_error());
+    let t = Instant::now();
+    assert_eq!(uncut.run(), gpmp_status::GPMP_SUCCESS, "{}", last_error());
+    let whole = t.elapsed();
+    set_si(&mut uncut.h, 7);
+    let late = interrupt_by_handler(&mut uncut, whole / 2);
+    println!(
+        "GPU product 2^22 x 2^22, 256 bits, whole ({:.1} ms), stopped halfway: returned {:.1} ms after the handler said stop",
+        whole.as_secs_f64() * 1e3,
+        late.as_secs_f64() * 1e3
+    );
+    assert!(late < Duration::from_secs(2));
+    drop(uncut);
     let mut small = Long::new(&mut rng, 1 << 12, 200, gpmp_mul_alg::GPMP_MUL_AUTO);
     assert_eq!(small.run(), gpmp_status::GPMP_SUCCESS, "{}", last_error());
     let gpu = std::mem::take(&mut small.h);
