@@ -47,6 +47,7 @@ fn main() {
     } else {
         &[
             (1 << 14, 256, gpmp_mul_alg::GPMP_MUL_SCHOOLBOOK),
+            (1 << 16, 1024, gpmp_mul_alg::GPMP_MUL_AUTO),
             (1 << 18, 1024, gpmp_mul_alg::GPMP_MUL_AUTO),
             (1 << 20, 256, gpmp_mul_alg::GPMP_MUL_AUTO),
             (1 << 22, 64, gpmp_mul_alg::GPMP_MUL_AUTO),

@@ -269,7 +269,7 @@ fn int_table(o: &Opts) {
         let reduction = if products { PowmReduction::RedcMullo } else { PowmReduction::Redc1 };
         let pm = PowmModulus::with_reduction(&m, k, reduction).unwrap();
         let (mut out, mut s) = (vec![0u64; k], PowmScratch::default());
-        best_ms(o.min_time, || pm.powm_into(&mut out, IntRef::new(false, &base), &exp, &mut s).unwrap())
+        best_ms(o.min_time, || pm.powm_into(&mut out, IntRef::new(false, &base), &exp, &mut s, &gpmp::interrupt::current()).unwrap())
     });
     print_const(
         "POWM_REDC_MULLO_MIN_LIMBS",

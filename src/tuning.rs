@@ -65,6 +65,10 @@ pub const ZPOLY_MUL_ROWS: [ZpolyMulRow; 5] = [
     ZpolyMulRow { max_bits: 8192, schoolbook_max_len: 2, fast_min_len: 1024 },
     ZpolyMulRow { max_bits: u64::MAX, schoolbook_max_len: 2, fast_min_len: usize::MAX },
 ];
+/// Transform length from which the two-convolution, between parameters of equal transform work, takes
+/// more primes and shorter transforms (a stop waits for the running transform; CPU time equal:
+/// `cargo run --release --example interrupt -- cpu`, bench/results/gpu-h100.md).
+pub const ZPOLY_MUL_TWO_CONVOLUTION_SHORTER_MIN_N: usize = 1 << 22;
 /// Coefficient size up to which the fast algorithm is the small-prime NTT (two-convolution above).
 pub const ZPOLY_MUL_SMALL_PRIME_NTT_MAX_BITS: u64 = 512;
 /// Unbalanced products of coefficients up to 512 bits with a longer length ≥ 1024 go to the
@@ -147,6 +151,10 @@ pub const NTT_TWIDDLE_STAGE_MIN_N: usize = 1 << 17;
 /// The line DFT finishes its stages block by block once blocks have at most this many 64-byte lines
 /// (16 KiB: a block stays in a 32 KiB L1d).
 pub const NTT_LEAF_MAX_LINES: usize = 256;
+/// The convolution engines' negacyclic transforms (`nmod::negacyclic`) are split into rows and
+/// columns of short tfhe-ntt transforms from this length on, so that a stop is seen between them
+/// (`cargo run --release --example interrupt -- cpu 300`, bench/results/gpu-h100.md).
+pub const NMOD_NEGACYCLIC_SPLIT_MIN_N: usize = 1 << 20;
 
 // ---- Word-size prime fields: products ----
 

@@ -5,7 +5,7 @@
 //! shows what a rejected call allocated.
 use gmp_mpfr_sys::gmp;
 use gpmp::ffi::mpz::mpz_t;
-use gpmp::ffi::mpz_n::gpmp_mpz_mul_n;
+use gpmp::ffi::mpz_n::{gpmp_mpz_mul_n, gpmp_mpz_powm_n};
 use gpmp::ffi::poly::{gpmp_mul_alg, gpmp_poly_mul, gpmp_poly_mul_alg, RawMulAlg};
 use gpmp::ffi::runtime::*;
 use gpmp::ffi::status::gpmp_status;
@@ -196,6 +196,102 @@ fn interrupts() {
     assert_eq!(short.run(), gpmp_status::GPMP_SUCCESS);
 }
 
+/// `want` = f·g by GMP's schoolbook product, compared with `h`.
+fn equals_schoolbook(h: &[Mpz], f: &[Mpz], g: &[Mpz]) -> bool {
+    let mut want = zeros(f.len() + g.len() - 1);
+    for (i, x) in f.iter().enumerate() {
+        for (j, y) in g.iter().enumerate() {
+            // SAFETY: initialised.
+            unsafe { gmp::mpz_addmul(want[i + j].as_mut_ptr(), x.as_ptr(), y.as_ptr()) };
+        }
+    }
+    // SAFETY: initialised.
+    h.len() == want.len() && h.iter().zip(&want).all(|(x, y)| unsafe { gmp::mpz_cmp(x.as_ptr(), y.as_ptr()) } == 0)
+}
+
+/// Transform-based products stopped inside their transforms, and a batch of powers stopped inside
+/// an exponentiation: each returns `GPMP_INTERRUPTED` long before its end with the outputs untouched,
+/// and the same algorithm then gives the schoolbook's (GMP's) result.
+fn interrupted_transforms_and_powers() {
+    let mut rng = Rng(12);
+    assert_eq!(gpmp_set_backend(RawBackend(1)), gpmp_status::GPMP_SUCCESS);
+    for (len, bits, alg) in [
+        (1 << 16, 1024, gpmp_mul_alg::GPMP_MUL_TWO_CONVOLUTION),
+        (1 << 19, 256, gpmp_mul_alg::GPMP_MUL_SMALL_PRIME_NTT),
+        (1 << 17, 256, gpmp_mul_alg::GPMP_MUL_KRONECKER),
+        (1 << 17, 256, gpmp_mul_alg::GPMP_MUL_TOOM4),
+        (1 << 16, 256, gpmp_mul_alg::GPMP_MUL_BIG_PRIME_FFT),
+    ] {
+        let mut long = Long::new(&mut rng, len, bits, alg);
+        let late = interrupt_by_handler(&mut long, Duration::from_millis(100));
+        println!("{alg:?} {len} x {len}, {bits} bits: returned {:.1} ms after the handler said stop", late.as_secs_f64() * 1e3);
+        assert!(late < Duration::from_secs(2), "{alg:?}: {late:?} after the stop");
+        let mut next = Long::new(&mut rng, 300, bits, alg);
+        assert_eq!(next.run(), gpmp_status::GPMP_SUCCESS, "{alg:?}: {}", last_error());
+        assert!(equals_schoolbook(&next.h, &next.f, &next.g), "{alg:?} after an interrupted call");
+    }
+
+    // 16 powers with 4096-bit odd moduli and 2^16-bit exponents (about 0.2 s each on one core).
+    let n = 16;
+    let (base, exp) = (ints(&mut rng, n, 4096), ints(&mut rng, n, 1 << 16));
+    // SAFETY: initialised.
+    let exp: Vec<Mpz> = exp
+        .into_iter()
+        .map(|mut e| unsafe {
+            gmp::mpz_abs(e.as_mut_ptr(), e.as_ptr());
+            e
+        })
+        .collect();
+    let mut m = ints(&mut rng, 1, 4096).remove(0);
+    // SAFETY: initialised.
+    unsafe {
+        gmp::mpz_abs(m.as_mut_ptr(), m.as_ptr());
+        gmp::mpz_setbit(m.as_mut_ptr(), 4095);
+        gmp::mpz_setbit(m.as_mut_ptr(), 0);
+    }
+    let mut r = zeros(n);
+    set_si(&mut r, 7);
+    let s = Stopper {
+        start: Instant::now(),
+        after: Duration::from_millis(50),
+        stopped_at: Mutex::new(None),
+        polls: AtomicU64::new(0),
+        thread: std::thread::current().id(),
+        off_thread: AtomicBool::new(false),
+    };
+    gpmp_set_interrupt_handler(Some(stop_after), &s as *const Stopper as *mut c_void);
+    // SAFETY: arrays of n initialised integers.
+    let st = unsafe { gpmp_mpz_powm_n(r.as_mut_ptr().cast(), base.as_ptr().cast(), exp.as_ptr().cast(), m.as_ptr(), n) };
+    let end = Instant::now();
+    gpmp_set_interrupt_handler(None, std::ptr::null_mut());
+    assert_eq!(st, gpmp_status::GPMP_INTERRUPTED, "powm_n: {}", last_error());
+    assert!(all_equal_si(&r, 7), "an interrupted powm_n wrote its output");
+    let late = end - s.stopped_at.lock().unwrap().expect("the handler said stop");
+    println!("powm_n 16 x 4096 bits, 2^16-bit exponents: returned {:.1} ms after the handler said stop", late.as_secs_f64() * 1e3);
+    assert!(late < Duration::from_secs(2), "powm_n: {late:?} after the stop");
+    // The next batch: short exponents, checked against mpz_powm.
+    let exp = ints(&mut rng, n, 200);
+    // SAFETY: initialised.
+    let exp: Vec<Mpz> = exp
+        .into_iter()
+        .map(|mut e| unsafe {
+            gmp::mpz_abs(e.as_mut_ptr(), e.as_ptr());
+            e
+        })
+        .collect();
+    // SAFETY: arrays of n initialised integers.
+    let st = unsafe { gpmp_mpz_powm_n(r.as_mut_ptr().cast(), base.as_ptr().cast(), exp.as_ptr().cast(), m.as_ptr(), n) };
+    assert_eq!(st, gpmp_status::GPMP_SUCCESS, "{}", last_error());
+    for i in 0..n {
+        let mut want = Mpz::new();
+        // SAFETY: initialised; m > 0.
+        unsafe { gmp::mpz_powm(want.as_mut_ptr(), base[i].as_ptr(), exp[i].as_ptr(), m.as_ptr()) };
+        // SAFETY: initialised.
+        assert_eq!(unsafe { gmp::mpz_cmp(r[i].as_ptr(), want.as_ptr()) }, 0, "powm_n element {i} after an interrupted call");
+    }
+    assert_eq!(gpmp_set_backend(RawBackend(0)), gpmp_status::GPMP_SUCCESS);
+}
+
 fn memory_limits() {
     // The host limit, on the CPU backend (on a GPU host AUTO puts zvecs on the device, under the
     // device limit, which gpu_interrupts exercises).
@@ -274,7 +370,8 @@ fn log_and_build_info() {
 }
 
 /// The GPU route: a product planned in parts (a device memory limit forces them) is stopped at the
-/// next part, writes nothing, and the next GPU call gives the CPU's result.
+/// next part, one not in parts inside its kernel sequence; both write nothing, and the next GPU call
+/// gives the CPU's result.
 #[cfg(feature = "gpu-tests")]
 fn gpu_interrupts() {
     if gpmp_set_backend(RawBackend(2)) != gpmp_status::GPMP_SUCCESS {
@@ -293,6 +390,24 @@ fn gpu_interrupts() {
     let late = interrupt_by_handler(&mut long, Duration::ZERO);
     println!("GPU product 2^20 x 2^20, 1024 bits, in parts: returned {:.1} ms after the handler said stop", late.as_secs_f64() * 1e3);
     assert!(late < Duration::from_secs(2));
+    // Not in parts: 2^22 × 2^22 coefficients of 256 bits (once to compile its kernels, once timed),
+    // stopped halfway (in its kernel sequence, which waits for the device after each prime's
+    // transforms).
+    gpmp_set_device_memory_limit(0);
+    let mut uncut = Long::new(&mut rng, 1 << 22, 256, gpmp_mul_alg::GPMP_MUL_AUTO);
+    assert_eq!(uncut.run(), gpmp_status::GPMP_SUCCESS, "{}", last_error());
+    let t = Instant::now();
+    assert_eq!(uncut.run(), gpmp_status::GPMP_SUCCESS, "{}", last_error());
+    let whole = t.elapsed();
+    set_si(&mut uncut.h, 7);
+    let late = interrupt_by_handler(&mut uncut, whole / 2);
+    println!(
+        "GPU product 2^22 x 2^22, 256 bits, whole ({:.1} ms), stopped halfway: returned {:.1} ms after the handler said stop",
+        whole.as_secs_f64() * 1e3,
+        late.as_secs_f64() * 1e3
+    );
+    assert!(late < Duration::from_secs(2));
+    drop(uncut);
     let mut small = Long::new(&mut rng, 1 << 12, 200, gpmp_mul_alg::GPMP_MUL_AUTO);
     assert_eq!(small.run(), gpmp_status::GPMP_SUCCESS, "{}", last_error());
     let gpu = std::mem::take(&mut small.h);
@@ -310,6 +425,7 @@ fn a_good_guest() {
     #[cfg(feature = "gpu-tests")]
     gpu_interrupts();
     interrupts();
+    interrupted_transforms_and_powers();
     memory_limits();
     log_and_build_info();
 }

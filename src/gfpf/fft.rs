@@ -123,6 +123,9 @@ struct Plan<'a> {
     max_base: usize,
     /// Non-temporal stores into 64-byte aligned destinations ([`STREAM_MIN`]).
     stream: bool,
+    /// The running call: once it is stopped the remaining passes are skipped (the buffer then holds
+    /// no transform, and [`Gfpf::transform`] returns `Err(Interrupted)`).
+    cur: crate::interrupt::Current,
 }
 
 /// A buffer of N elements shared by the tasks of a pass, which touch disjoint elements.
@@ -209,11 +212,15 @@ impl Plan<'_> {
     fn dft(&self, a: Buf, b: Buf, n: usize, c: usize, to_b: bool) {
         let (src, dst) = if to_b { (a, b) } else { (b, a) };
         if n <= self.max_base {
-            self.pass(a, dst, 1, n, c);
+            if !self.cur.is_stopped() {
+                self.pass(a, dst, 1, n, c);
+            }
         } else {
             let n2 = self.split(n);
             self.dft(a, b, n / n2, n2 * c, !to_b);
-            self.pass(src, dst, n / n2, n2, c);
+            if !self.cur.is_stopped() {
+                self.pass(src, dst, n / n2, n2, c);
+            }
         }
     }
 
@@ -367,6 +374,7 @@ impl Gfpf {
             m0,
             max_base: if mul_simd { simd::max_base(self) } else { 2 * self.k },
             stream: plan_simd && x.len() >= STREAM_MIN.load(Ordering::Relaxed),
+            cur: crate::interrupt::current(),
         };
         // The second buffer from the process-wide pool (huge pages, no page faults or memset after
         // the first transform of this size: at 2^20 a P4 buffer is 128 MiB), from a 64-byte
@@ -375,6 +383,7 @@ impl Gfpf {
         let off = line_offset(&other);
         plan.dft(Buf(x.as_mut_ptr()), Buf(other[off..].as_mut_ptr()), n, 1, false);
         scratch::give(other);
+        plan.cur.check()?;
         Ok(Some(tw))
     }
 

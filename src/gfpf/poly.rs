@@ -44,13 +44,15 @@ impl Gfpf {
         fa[..f.len()].copy_from_slice(f);
         let mut ga = try_zeroed(n * k)?;
         ga[..g.len()].copy_from_slice(g);
-        let (a, b) = rayon::join(|| self.dft_cpu(&mut fa, n, &w), || self.dft_cpu(&mut ga, n, &w));
+        let cur = crate::interrupt::current();
+        let (a, b) = rayon::join(|| self.dft_cpu(&mut fa, n, &w), || cur.enter(|| self.dft_cpu(&mut ga, n, &w)));
         a?;
         b?;
         // The pointwise products (IFMA batches where available), then the inverse DFT.
         let mut h = try_zeroed(n * k)?;
         self.mul_n(&mut h, &fa, &ga);
         drop((fa, ga));
+        cur.check()?;
         self.idft_cpu(&mut h, n, &w)?;
         h.truncate(hlen * k);
         Ok(h)

@@ -8,6 +8,7 @@
 //! r + a·b: max(lr, la + lb) + 1; anything mod m: lm. The modular kernels reduce any signed value
 //! into [0, m) (m > 1): t mod m = t − m·⌊t/m⌋.
 use super::{mul_into, Divisor, IntRef, PowmModulus, PowmScratch, ZList};
+use crate::interrupt::Current;
 use crate::{invalid, Error, Result};
 use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
@@ -48,20 +49,35 @@ pub(crate) fn modulus<'a>(m: IntRef<'a>) -> Result<&'a [u64]> {
     Ok(m.mag)
 }
 
-/// Runs `f(i, slot, scratch) -> sign` for every element i < n in parallel (grain `grain`), slot i
-/// holding `cap(i)` zero limbs.
+/// Elements between two interrupt checks of a batch (one atomic load per check).
+const CHECK_EVERY: usize = 16;
+
+/// Elements whose slot has at least this many limbs (products of 2^15 bits and more, tens of
+/// microseconds and up) run inside the running call ([`Current::enter`]), so that the checkpoints of
+/// their own products and transforms, on whichever worker thread runs them, see a stop.
+const ENTER_MIN_LIMBS: usize = 512;
+
+/// Runs `f(i, slot, scratch, call) -> sign` for every element i < n in parallel (grain `grain`), slot
+/// i holding `cap(i)` zero limbs; checks for a stop every [`CHECK_EVERY`] elements and before every
+/// large one (`Err(Interrupted)`, nothing returned).
 fn run(
     n: usize,
     grain: usize,
     cap: impl Fn(usize) -> usize,
-    f: impl Fn(usize, &mut [u64], &mut Scratch) -> Result<bool> + Sync,
+    f: impl Fn(usize, &mut [u64], &mut Scratch, &Current) -> Result<bool> + Sync,
 ) -> Result<ZList> {
+    let cur = crate::interrupt::current();
     let mut out = ZList::zeros((0..n).map(cap))?;
     out.par_rows_mut()?.enumerate().with_min_len(grain).try_for_each_init(Scratch::default, |s, (i, row)| {
-        let neg = f(i, row.mag, s)?;
+        let large = row.mag.len() >= ENTER_MIN_LIMBS;
+        if large || i % CHECK_EVERY == 0 {
+            cur.check()?;
+        }
+        let neg = if large { cur.enter(|| f(i, row.mag, s, &cur))? } else { f(i, row.mag, s, &cur)? };
         row.finish(neg);
         Ok(())
     })?;
+    cur.check()?;
     Ok(out)
 }
 
@@ -122,19 +138,19 @@ fn reduce_into(out: &mut [u64], neg: bool, t: &[u64], m: &Divisor, q: &mut Vec<u
 /// r\[i\] = a\[i\] + b\[i\].
 pub fn add(a: &[IntRef], b: &[IntRef]) -> Result<ZList> {
     let n = check_lens("add", &[a.len(), b.len()])?;
-    run(n, GRAIN, |i| a[i].mag.len().max(b[i].mag.len()) + 1, |i, o, _| Ok(add_into(o, a[i], b[i])))
+    run(n, GRAIN, |i| a[i].mag.len().max(b[i].mag.len()) + 1, |i, o, _, _| Ok(add_into(o, a[i], b[i])))
 }
 
 /// r\[i\] = a\[i\] − b\[i\].
 pub fn sub(a: &[IntRef], b: &[IntRef]) -> Result<ZList> {
     let n = check_lens("sub", &[a.len(), b.len()])?;
-    run(n, GRAIN, |i| a[i].mag.len().max(b[i].mag.len()) + 1, |i, o, _| Ok(add_into(o, a[i], neg(b[i]))))
+    run(n, GRAIN, |i| a[i].mag.len().max(b[i].mag.len()) + 1, |i, o, _, _| Ok(add_into(o, a[i], neg(b[i]))))
 }
 
 /// r\[i\] = a\[i\]·b\[i\].
 pub fn mul(a: &[IntRef], b: &[IntRef]) -> Result<ZList> {
     let n = check_lens("mul", &[a.len(), b.len()])?;
-    run(n, GRAIN, |i| a[i].mag.len() + b[i].mag.len(), |i, o, _| mul_signed(o, a[i], b[i]))
+    run(n, GRAIN, |i| a[i].mag.len() + b[i].mag.len(), |i, o, _, _| mul_signed(o, a[i], b[i]))
 }
 
 /// r\[i\] = c\[i\] + a\[i\]·b\[i\].
@@ -144,7 +160,7 @@ pub fn addmul(c: &[IntRef], a: &[IntRef], b: &[IntRef]) -> Result<ZList> {
         n,
         GRAIN,
         |i| c[i].mag.len().max(a[i].mag.len() + b[i].mag.len()) + 1,
-        |i, o, s| {
+        |i, o, s, _| {
             let t = zeroed(&mut s.t, a[i].mag.len() + b[i].mag.len())?;
             let sign = mul_signed(t, a[i], b[i])?;
             Ok(add_into(o, c[i], IntRef::new(sign, t)))
@@ -174,7 +190,7 @@ fn aors_mod(what: &str, a: &[IntRef], b: &[IntRef], m: IntRef, sub: bool) -> Res
         n,
         GRAIN,
         |_| m.modulus().len(),
-        |i, o, s| {
+        |i, o, s, _| {
             let y = if sub { neg(b[i]) } else { b[i] };
             let t = zeroed(&mut s.t, a[i].mag.len().max(y.mag.len()) + 1)?;
             let sign = add_into(t, a[i], y);
@@ -193,7 +209,7 @@ pub fn mulmod(a: &[IntRef], b: &[IntRef], m: IntRef) -> Result<ZList> {
         n,
         GRAIN,
         |_| m.modulus().len(),
-        |i, o, s| {
+        |i, o, s, _| {
             let t = zeroed(&mut s.t, a[i].mag.len() + b[i].mag.len())?;
             let sign = mul_signed(t, a[i], b[i])?;
             reduce_into(o, sign, t, &m, &mut s.q)?;
@@ -222,8 +238,8 @@ pub fn powm(base: &[IntRef], exp: &[IntRef], m: IntRef) -> Result<ZList> {
         n,
         POWM_GRAIN,
         |_| mag.len(),
-        |i, o, s| {
-            pm.powm_into(o, base[i], exp[i].mag, &mut s.powm)?;
+        |i, o, s, cur| {
+            pm.powm_into(o, base[i], exp[i].mag, &mut s.powm, cur)?;
             Ok(false)
         },
     )

@@ -44,6 +44,7 @@ pub fn mul_into(r: &mut [u64], a: &[u64], b: &[u64]) -> Result<()> {
     let mut t = try_zeroed_words(p + v)?;
     let mut off = p;
     for piece in x[p..].chunks(p) {
+        crate::interrupt::checkpoint()?;
         let (pl, t) = (piece.len(), &mut t[..piece.len() + v]);
         if pl >= v {
             mpn::mul(t, piece, y);

@@ -27,12 +27,16 @@ pub fn ntt_mul(a: &[u64], b: &[u64], r: &mut [u64]) -> Result<()> {
     // the overflows are then added in order, each with its carry chain.
     const CHUNK: usize = 2048;
     let len = res.len;
+    let cur = crate::interrupt::current();
     let tails: Vec<Vec<u64>> = r[..len]
         .par_chunks_mut(CHUNK)
         .enumerate()
         .map_init(
             || vec![0u64; CHUNK * w],
             |rows, (c, rc)| {
+                if cur.is_stopped() {
+                    return Vec::new();
+                }
                 let rows = &mut rows[..rc.len() * w];
                 crt.unsigned_range(&res.data, res.stride, c * CHUNK, rows);
                 // Limb t of the chunk's sum is Σ_j rows[t − j][j] plus the carry from limb t − 1.
@@ -64,6 +68,7 @@ pub fn ntt_mul(a: &[u64], b: &[u64], r: &mut [u64]) -> Result<()> {
             },
         )
         .collect();
+    cur.check()?;
     r[len..].fill(0);
     for (c, tail) in tails.iter().enumerate() {
         let mut carry = false;

@@ -13,10 +13,15 @@
 use super::mpn::{self, win_size};
 use super::try_zeroed_words;
 use super::{mul_into, normalized, Divisor, IntRef};
+use crate::interrupt::Current;
 use crate::tuning::POWM_REDC_MULLO_MIN_LIMBS;
 use crate::Result;
 use gmp_mpfr_sys::gmp;
 use std::cmp::Ordering;
+
+/// Exponent bits between two interrupt checks (each bit costs at least one k-limb squaring and its
+/// reduction, against one atomic load per check).
+const CHECK_BITS: i64 = 8;
 
 /// How the working values are reduced (see the module comment).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,8 +98,9 @@ impl PowmModulus {
     }
 
     /// out = base^exp mod m ∈ [0, m) (out has m's k limbs; exp a non-negative magnitude, high zero
-    /// limbs allowed; any base, its sign included).
-    pub fn powm_into(&self, out: &mut [u64], base: IntRef, exp: &[u64], s: &mut PowmScratch) -> Result<()> {
+    /// limbs allowed; any base, its sign included). `Err(Interrupted)` once `cur` is stopped,
+    /// checked every [`CHECK_BITS`] exponent bits (out then unspecified).
+    pub fn powm_into(&self, out: &mut [u64], base: IntRef, exp: &[u64], s: &mut PowmScratch, cur: &Current) -> Result<()> {
         let m = self.div.modulus();
         let k = m.len();
         assert_eq!(out.len(), k);
@@ -142,7 +148,12 @@ impl PowmModulus {
         let bit = |i: u64| (e[(i / 64) as usize] >> (i % 64)) & 1 == 1;
         let mut started = false;
         let mut i = bits as i64 - 1;
+        let mut next_check = i - CHECK_BITS;
         while i >= 0 {
+            if i <= next_check {
+                cur.check()?;
+                next_check = i - CHECK_BITS;
+            }
             if !bit(i as u64) {
                 self.sqr(&mut s.acc, &mut s.t, &mut s.q)?;
                 i -= 1;
@@ -380,7 +391,7 @@ mod tests {
                             for (pm, name) in &all {
                                 let mut s = PowmScratch::default();
                                 let mut out = vec![9; k];
-                                pm.powm_into(&mut out, IntRef::new(*neg, b), e, &mut s).unwrap();
+                                pm.powm_into(&mut out, IntRef::new(*neg, b), e, &mut s, &crate::interrupt::current()).unwrap();
                                 assert_eq!(out, want, "{name}: k = {k}, kind {kind}, odd {odd}, e {e:?}, base {neg} {} limbs", b.len());
                             }
                         }

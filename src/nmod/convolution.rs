@@ -10,7 +10,8 @@
 //! The n that minimises the estimated transform work is chosen. Work runs in parallel over primes,
 //! operands and blocks.
 use super::crt::Crt;
-use super::plan::{plan, MIN_NTT};
+use super::negacyclic::{negacyclic, Negacyclic};
+use super::plan::MIN_NTT;
 use super::prime::fourier_primes;
 use super::reduce::Modulus;
 use super::scratch::{give, take};
@@ -166,23 +167,11 @@ pub fn convolve_mod(primes: &dyn Fn(usize) -> Result<Vec<u64>>, la: usize, a: &F
     Ok(Residues { primes, data, stride: len, len })
 }
 
-/// The plans for the primes, built in parallel on first use (tfhe-ntt's plan construction is
-/// costly: about 11 ms at n = 2^18 and 150 ms at 2^21 per prime, one u128 division per twiddle).
-fn plans(primes: &[u64], n: usize) -> Result<Vec<Arc<super::plan::Plan>>> {
-    primes
-        .par_iter()
-        .enumerate()
-        .with_max_len(1)
-        .map(|(i, &p)| {
-            if i < CACHED_PRIMES {
-                plan(n, p)
-            } else {
-                super::plan::Plan::try_new(n, p)
-                    .map(Arc::new)
-                    .ok_or_else(|| Error::Internal(format!("no NTT of size {n} modulo the Fourier prime {p}")))
-            }
-        })
-        .collect()
+/// The transforms for the primes, built in parallel on first use (tfhe-ntt's plan construction is
+/// costly: about 11 ms at n = 2^18 per prime, one u128 division per twiddle; split transforms
+/// need only short plans).
+fn plans(primes: &[u64], n: usize) -> Result<Vec<Arc<Negacyclic>>> {
+    primes.par_iter().enumerate().with_max_len(1).map(|(i, &p)| negacyclic(n, p, i < CACHED_PRIMES)).collect()
 }
 
 /// One transform of size n per operand and prime; prime-major output with stride n. Each prime is
@@ -201,7 +190,7 @@ fn full(primes: &[u64], n: usize, la: usize, a: &Fill, b: Option<(usize, &Fill)>
             fill(i, &mods[i], 0, &mut buf[..l]);
             buf[l..].fill(0);
             if !cur.is_stopped() {
-                plans[i].fwd(buf);
+                plans[i].fwd(buf, &cur);
             }
         };
         let mut y = take(n)?;
@@ -217,7 +206,7 @@ fn full(primes: &[u64], n: usize, la: usize, a: &Fill, b: Option<(usize, &Fill)>
         cur.check()?;
         plans[i].mul_assign_normalize(x, &y);
         cur.check()?;
-        plans[i].inv(x);
+        plans[i].inv(x, &cur);
         give(y);
         cur.set_progress((done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1) as f64 / k as f64);
         Ok(())
@@ -242,8 +231,9 @@ fn blocked(primes: &[u64], n: usize, block: usize, ll: usize, long: &Fill, ls: u
         }
         short(i, &mods[i], 0, &mut buf[..ls]);
         buf[ls..].fill(0);
-        plans[i].fwd(buf);
+        plans[i].fwd(buf, &cur);
     });
+    cur.check()?;
     let mut out = take(k * len)?;
     out.par_chunks_mut(len).for_each(|row| row.fill(0));
     let two = 2 * block;
@@ -265,9 +255,10 @@ fn blocked(primes: &[u64], n: usize, block: usize, ll: usize, long: &Fill, ls: u
                     let bl = block.min(ll - first);
                     buf.fill(0);
                     long(i, &mods[i], first, &mut buf[..bl]);
-                    plans[i].fwd(buf);
+                    plans[i].fwd(buf, &cur);
                     plans[i].mul_assign_normalize(buf, &fs[i * n..(i + 1) * n]);
-                    plans[i].inv(buf);
+                    plans[i].inv(buf, &cur);
+                    cur.check()?;
                     let m = &mods[i];
                     for (d, &x) in dst.iter_mut().zip(&buf[..bl + ls - 1]) {
                         *d = m.add(*d, x);

@@ -285,14 +285,18 @@ impl Crt {
 
     /// Symmetric residues of a batch, in parallel: element m of `out` comes from the residues
     /// res\[i·stride + m\] (prime-major, as the convolution engine leaves them). The values must
-    /// fit the slab's stride.
-    pub fn signed_into(&self, res: &[u64], stride: usize, out: &mut ZSlab) {
+    /// fit the slab's stride. `Err(Interrupted)` once the running call is stopped (out unspecified).
+    pub fn signed_into(&self, res: &[u64], stride: usize, out: &mut ZSlab) -> crate::Result<()> {
         let (k, w) = (self.len(), self.limbs());
         let st = out.stride();
         let n = st.min(w);
+        let cur = crate::interrupt::current();
         out.par_blocks_mut(LANES).enumerate().with_min_len(GRAIN / LANES).for_each_init(
             || (vec![0u64; k], vec![0u64; k], vec![0u64; w]),
             |(r, v, x), (c, (mags, signs))| {
+                if cur.is_stopped() {
+                    return;
+                }
                 let m0 = c * LANES;
                 let mut xs = [[0u64; 4]; LANES];
                 let batched = signs.len() == LANES && self.lanes(res, stride, m0, &mut xs);
@@ -312,6 +316,7 @@ impl Crt {
                 }
             },
         );
+        cur.check()
     }
 
     /// out\[m\] = x_m mod p for a batch (`out.len()` values), in parallel, where x_m ∈ [0, M) is the

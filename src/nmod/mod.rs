@@ -6,6 +6,7 @@ pub mod crt;
 pub mod evaluate;
 pub mod interpolate;
 pub mod inv_series;
+pub mod negacyclic;
 pub mod ntt;
 pub mod ntt_field;
 pub mod plan;

@@ -130,7 +130,7 @@ fn multi_modular(f: &[IntRef], points: &[IntRef], bits: u64) -> Result<ZSlab> {
     })?;
     let crt = Crt::new(&primes);
     let mut out = ZSlab::zeros(n, limbs_for_bits(bits + 1).min(crt.limbs()))?;
-    crt.signed_into(&res, n, &mut out);
+    crt.signed_into(&res, n, &mut out)?;
     Ok(out)
 }
 

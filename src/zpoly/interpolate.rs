@@ -101,7 +101,7 @@ fn crt(good: &[u64], rows: &[Vec<u64>], n: usize) -> Result<ZSlab> {
     }
     let c = Crt::new(good);
     let mut out = ZSlab::zeros(n, c.limbs())?;
-    c.signed_into(&res, n, &mut out);
+    c.signed_into(&res, n, &mut out)?;
     Ok(out)
 }
 

@@ -11,7 +11,7 @@ use crate::gpu::{driver_err, shield};
 use crate::int::{limbs_for_bits, product_bits, IntRef};
 use crate::nmod::prime::primitive_root_of_unity;
 use crate::{Error, Result};
-use cudarc::driver::{result as cu, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{result as cu, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -163,8 +163,9 @@ impl Job {
         hlen: usize,
         stride: usize,
     ) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
-        let rows = self.convolve(limbs, d_signs, lens, 0..self.s.primes.len())?;
-        self.crt(rows, hlen, stride)
+        let mut pace = Pace { stream: &self.stream, prev: None };
+        let rows = self.convolve(limbs, d_signs, lens, 0..self.s.primes.len(), &mut pace)?;
+        self.crt(rows, hlen, stride, &mut pace)
     }
 
     /// Steps 2–3 for the primes `ps`: residues, forward transforms, pointwise products, inverse
@@ -175,6 +176,7 @@ impl Job {
         d_signs: &CudaSlice<u8>,
         lens: &[usize],
         ps: std::ops::Range<usize>,
+        pace: &mut Pace,
     ) -> Result<Vec<CudaSlice<u64>>> {
         let (stream, n, l, kg) = (&self.stream, self.n, self.l, ps.len());
         let mut rows: Vec<CudaSlice<u64>> = (0..kg).map(|_| self.alloc(2 * n)).collect::<Result<_>>()?;
@@ -204,6 +206,7 @@ impl Job {
             if plan.run(stream, count, row, &mut scratch)? {
                 std::mem::swap(row, &mut scratch);
             }
+            pace.step()?;
         }
         let p1 = self.ptrs(&rows)?;
         {
@@ -217,6 +220,7 @@ impl Job {
             if plan.run(stream, 1, row, &mut scratch)? {
                 std::mem::swap(row, &mut scratch);
             }
+            pace.step()?;
         }
         Ok(rows)
     }
@@ -224,7 +228,7 @@ impl Job {
     /// Step 4 for `len` coefficients whose k residue rows (one per prime, len·T positions) are
     /// `rows`: CRT into stride `cs` (split mode: the digit products, then their recombination into
     /// the coefficients of `stride` limbs). The rows are consumed.
-    fn crt(&self, rows: Vec<CudaSlice<u64>>, len: usize, stride: usize) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
+    fn crt(&self, rows: Vec<CudaSlice<u64>>, len: usize, stride: usize, pace: &mut Pace) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
         let (stream, k) = (&self.stream, self.s.primes.len());
         let (pos, cs) = if self.t > 1 { (len * self.t, self.d) } else { (len, stride) };
         let p2 = self.ptrs(&rows)?;
@@ -242,6 +246,7 @@ impl Job {
         if self.t == 1 {
             return Ok((crt, crt_neg));
         }
+        pace.step()?;
         drop((x, rows));
         let acc = self.alloc((stride + 1) * len)?;
         let out = self.alloc(len * stride)?;
@@ -376,7 +381,7 @@ impl Job {
         let mut parked = crate::int::try_zeroed_words(k * pos)?;
         for i0 in (0..k).step_by(cut.group) {
             let i1 = (i0 + cut.group).min(k);
-            let rows = self.convolve(&limbs, &d_signs, lens, i0..i1)?;
+            let rows = self.convolve(&limbs, &d_signs, lens, i0..i1, &mut Pace { stream, prev: None })?;
             for (row, dst) in rows.iter().zip(parked[i0 * pos..i1 * pos].chunks_mut(pos)) {
                 stream.memcpy_dtoh(&row.slice(..pos), dst).map_err(launch_err("cuMemcpyDtoH"))?;
             }
@@ -396,8 +401,33 @@ impl Job {
             let rows = (0..k)
                 .map(|i| stream.clone_htod(&parked[i * pos + c0 * t..i * pos + c1 * t]).map_err(launch_err("cuMemcpyHtoD")))
                 .collect::<Result<Vec<_>>>()?;
-            let (d_out, d_neg) = self.crt(rows, c1 - c0, stride)?;
+            let (d_out, d_neg) = self.crt(rows, c1 - c0, stride, &mut Pace { stream, prev: None })?;
             self.download(&d_out, &d_neg, &mut mags[c0 * stride..c1 * stride], &mut signs[c0..c1])?;
+        }
+        Ok(())
+    }
+}
+
+/// Paces the host to the device through the kernel sequence of a product, so that a stop is seen
+/// between the transforms of two primes (a few milliseconds of device time) rather than after the
+/// whole sequence: each [`Pace::step`] records an event and waits for the previous step's one, so
+/// the device always has the last step's work queued and never waits for the host. A stopped call
+/// then waits for the stream (no transfer in flight into host buffers) and returns
+/// `Err(Interrupted)`.
+struct Pace<'a> {
+    stream: &'a CudaStream,
+    prev: Option<CudaEvent>,
+}
+
+impl Pace<'_> {
+    fn step(&mut self) -> Result<()> {
+        let ev = self.stream.record_event(None).map_err(|e| driver_err("cuEventRecord", e))?;
+        if let Some(prev) = self.prev.replace(ev) {
+            prev.synchronize().map_err(|e| driver_err("cuEventSynchronize", e))?;
+        }
+        if crate::interrupt::current().is_stopped() {
+            self.stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+            crate::interrupt::checkpoint()?;
         }
         Ok(())
     }

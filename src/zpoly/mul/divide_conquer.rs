@@ -65,15 +65,19 @@ pub(crate) fn mul_depth(f: &[IntRef], g: &[IntRef], depth: u32) -> Result<ZSlab>
     let zg = if square { &zf } else { &zg };
     let pairs: Vec<(usize, usize)> =
         (0..zf.len()).flat_map(|i| (0..zg.len()).map(move |j| (i, j))).filter(|&(i, j)| !square || i <= j).collect();
+    // Each block product runs inside the call, so that its own checkpoints see a stop.
+    let cur = crate::interrupt::current();
     let products: Vec<(usize, bool, Vec<u64>)> = pairs
         .par_iter()
         .map(|&(i, j)| {
+            cur.check()?;
             let ((a, na), (c, nc)) = (&zf[i], &zg[j]);
-            let p = if square && i == j { mul_mag(a, a)? } else { mul_mag(a, c)? };
+            let p = cur.enter(|| if square && i == j { mul_mag(a, a) } else { mul_mag(a, c) })?;
             let off = b as usize * (i * lf + j * lg) / 64;
             Ok((off, na != nc, p))
         })
         .collect::<Result<_>>()?;
+    cur.check()?;
     let terms: Vec<(usize, bool, &[u64])> = pairs
         .iter()
         .zip(&products)

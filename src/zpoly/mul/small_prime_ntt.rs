@@ -30,7 +30,7 @@ pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
     } else {
         convolve(bits + 1, f.len(), &ff, g.len(), Some(&residues_of(g)))?
     };
-    res.crt().signed_into(&res.data, res.stride, &mut h);
+    res.crt().signed_into(&res.data, res.stride, &mut h)?;
     Ok(h)
 }
 

@@ -123,11 +123,17 @@ fn mul_k(f: &[IntRef], g: &[IntRef], k: usize, points: &[Point], rows: &[(u64, &
     };
     let c = if square { &a } else { &c };
     debug_assert_eq!(a.len(), 2 * k - 1);
+    // Each point's product runs inside the call, so that its own checkpoints see a stop.
+    let cur = crate::interrupt::current();
     let products: Vec<Signed> = a
         .par_iter()
         .zip(c.par_iter())
-        .map(|(x, y)| Ok((if square { mul_mag(&x.0, &x.0)? } else { mul_mag(&x.0, &y.0)? }, x.1 != y.1)))
+        .map(|(x, y)| {
+            cur.check()?;
+            cur.enter(|| Ok((if square { mul_mag(&x.0, &x.0)? } else { mul_mag(&x.0, &y.0)? }, x.1 != y.1)))
+        })
         .collect::<Result<_>>()?;
+    cur.check()?;
     let hs: Vec<Option<Signed>> = rows.par_iter().map(|&(d, row)| interpolate_row(&products, d, row)).collect::<Result<_>>()?;
     let terms: Vec<(usize, bool, &[u64])> = hs
         .iter()

@@ -36,15 +36,19 @@
 //! **1 + ⌈log₂ m⌉ + k + 2M ≤ Σ_i ⌊log₂ p_i⌋**  (since P ≥ 2^{Σ⌊log₂ p_i⌋}).
 //!
 //! `Params::choose` takes, for each e, the smallest k meeting this with M ≤ 64, and then the e
-//! with the least transform work e·K (ties to fewer primes); the transform length must also divide
+//! with the least transform work e·K (ties to fewer primes, or from
+//! [`ZPOLY_MUL_TWO_CONVOLUTION_SHORTER_MIN_N`] on to the shorter transforms, of which there are more:
+//! a stop is seen between two transforms); the transform length must also divide
 //! (p − 1)/2. With the BPAS pair (cap 122) this is the setting of \[FM\] with a d-aware M; on CPUs
 //! where tfhe-ntt runs 50-bit primes with IFMA, five such primes (cap 245) are used instead, since
 //! there the IFMA transforms cost less per coefficient bit than the 62-bit ones (49 instead of 61
 //! bits per prime). M = 64 limbs (one machine word) usually win: e.g. 2^16 × 256 bits gives K = 4,
 //! M = 64 with three primes.
 use crate::int::{limbs_for_bits, max_bits, product_bits, try_zeroed, IntRef, ZSlab};
+use crate::nmod::negacyclic::negacyclic;
 use crate::nmod::plan::{plan, MIN_NTT};
 use crate::nmod::prime::{invmod, mul_shoup, mulmod, powmod, primitive_root_of_unity, shoup};
+use crate::tuning::ZPOLY_MUL_TWO_CONVOLUTION_SHORTER_MIN_N;
 use crate::{Error, Result};
 use rayon::prelude::*;
 
@@ -119,7 +123,13 @@ impl Params {
             };
             let m = bits.div_ceil(1 << k) as u32;
             let par = Params { k, m, e, l: l.max(MIN_NTT.div_ceil(1 << k)), primes };
-            if best.is_none_or(|b| par.e << par.k < b.e << b.k) {
+            // Equal work: fewer primes, unless the transforms are long (then shorter transforms).
+            let better = |b: Params| match (par.e << par.k).cmp(&(b.e << b.k)) {
+                std::cmp::Ordering::Less => true,
+                std::cmp::Ordering::Equal => b.n() >= ZPOLY_MUL_TWO_CONVOLUTION_SHORTER_MIN_N,
+                std::cmp::Ordering::Greater => false,
+            };
+            if best.is_none_or(better) {
                 best = Some(par);
             }
         }
@@ -361,7 +371,7 @@ impl Convolutions {
             .map(|&(q, cyclic)| {
                 cur.check()?;
                 let pd = &primes[q];
-                let pl = plan(par.n(), pd.p)?;
+                let pl = negacyclic(par.n(), pd.p, true)?;
                 let ones;
                 let tw = if cyclic {
                     &pd.twist
@@ -371,13 +381,13 @@ impl Convolutions {
                 };
                 let mut x = load(&a, f, par, pd.p, tw)?;
                 cur.check()?;
-                pl.fwd(&mut x);
+                pl.fwd(&mut x, &cur);
                 cur.check()?;
                 let y = match &b {
                     Some(b) => {
                         let mut y = load(b, g, par, pd.p, tw)?;
                         cur.check()?;
-                        pl.fwd(&mut y);
+                        pl.fwd(&mut y, &cur);
                         y
                     }
                     None => {
@@ -389,7 +399,9 @@ impl Convolutions {
                 cur.check()?;
                 pl.mul_assign_normalize(&mut x, &y);
                 drop(y);
-                pl.inv(&mut x);
+                cur.check()?;
+                pl.inv(&mut x, &cur);
+                cur.check()?;
                 cur.set_progress((done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1) as f64 / (2 * par.e) as f64);
                 Ok(x)
             })

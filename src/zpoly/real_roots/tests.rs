@@ -174,20 +174,22 @@ fn random_dense_polynomials() {
 }
 
 /// Real roots under the GPU backend equal the CPU's answer exactly: Chebyshev 512 and Mignotte 128
-/// (short node polynomials: CPU blocks under both backends), and a random degree-1600 polynomial
-/// with 6000-bit coefficients, whose node shifts split by divide and conquer with their products
-/// on the GPU.
+/// (short node polynomials: CPU blocks under both backends), and a degree-1600 polynomial with
+/// 6000-bit coefficients and two real roots, whose node shifts split by divide and conquer with
+/// their products on the GPU. Without a device only the CPU answers are checked (their known
+/// counts).
 #[cfg(feature = "gpu-tests")]
 #[test]
 fn gpu_real_roots_matches_cpu() {
     use crate::runtime::{set_backend, Backend};
     let _g = crate::testing::backend_lock();
-    if !crate::runtime::gpu_available() {
-        eprintln!("skipped: no usable CUDA device");
-        return;
-    }
+    let gpu_available = crate::runtime::gpu_available();
     let mut rng = Rng(7);
-    let r = tr::from_coefs(&poly(&mut rng, 1601, 6000, 0));
+    // (x² − 3x + 1)·g(x²), g with positive 6000-bit coefficients (no real root): the two roots
+    // (3 ∓ √5)/2 are isolated after a few shifts of degree 1600, which split by divide and conquer
+    // (their products on the GPU), while refinement and deeper subdivisions stay cheap.
+    let g: Vec<(bool, Vec<u64>)> = poly(&mut rng, 800, 6000, 0).into_iter().flat_map(|(_, m)| [(false, m), (false, Vec::new())]).collect();
+    let r = mul(&from_i64(&[1, -3, 1]), &tr::from_coefs(&g[..g.len() - 1]));
     let rv = to_coefs(&r);
     let n = rv.len();
     let bits = crate::int::max_bits(&views(&rv));
@@ -195,13 +197,23 @@ fn gpu_real_roots_matches_cpu() {
     let out = crate::zpoly::taylor_shift::shift_bits(bits, n, one);
     assert!(
         !crate::zpoly::taylor_shift::multi_modular_wins(n, out) && !crate::zpoly::taylor_shift::tableau_wins(n, bits),
-        "the random case no longer splits by divide and conquer"
+        "the degree-1600 case no longer splits by divide and conquer"
     );
-    for (p, what) in [(chebyshev(512), "Chebyshev 512"), (mignotte(128, 10), "Mignotte 128"), (r, "random 1600 × 6000 bits")] {
+    for (p, what, count, prec) in [
+        (chebyshev(512), "Chebyshev 512", 512, 53),
+        (mignotte(128, 10), "Mignotte 128", 4, 53),
+        (r, "(x² − 3x + 1)·g(x²), degree 1600, 6000 bits", 2, 10),
+    ] {
         set_backend(Backend::Cpu).unwrap();
-        let cpu = roots_of(&p, 53);
+        let cpu = roots_of(&p, prec);
+        set_backend(Backend::Auto).unwrap();
+        assert_eq!(cpu.len(), count, "{what}: real roots");
+        if !gpu_available {
+            eprintln!("skipped: {what} on the GPU (no usable CUDA device)");
+            continue;
+        }
         set_backend(Backend::Gpu).unwrap();
-        let gpu = roots_of(&p, 53);
+        let gpu = roots_of(&p, prec);
         set_backend(Backend::Auto).unwrap();
         assert!(cpu == gpu, "{what}: GPU differs");
     }

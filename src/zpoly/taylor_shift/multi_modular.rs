@@ -45,6 +45,6 @@ pub fn shift(f: &[IntRef], c: IntRef, cur: &Current) -> Result<ZSlab> {
         taylor_shift_into(&fp, red(&c), p, row)
     })?;
     cur.check()?;
-    Crt::new(&primes).signed_into(&res, n, &mut g);
+    Crt::new(&primes).signed_into(&res, n, &mut g)?;
     Ok(g)
 }
