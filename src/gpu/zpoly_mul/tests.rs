@@ -197,7 +197,7 @@ fn cuts_follow_the_memory_budget() {
             let (k, n, stride) = (primes.len(), (hlen * t).next_power_of_two().max(2), limbs_for_bits(bits));
             let inputs = if square { a.len() } else { a.len() + b.len() };
             let group = if group == 0 { k / 2 } else { group };
-            let shape = Shape { k, n, inputs, l, hlen, stride, t, d };
+            let shape = Shape { k, n, inputs, l, hlen, stride, t, d, table: 0 };
             let w = || crate::nmod::crt::prime_product(&primes).len();
             let what = format!("{} x {}, {bits} bits, k = {k}, T = {t}", a.len(), b.len());
             assert_eq!(plan_memory(&shape, w, usize::MAX).unwrap(), None);

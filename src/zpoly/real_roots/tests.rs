@@ -173,10 +173,10 @@ fn random_dense_polynomials() {
     }
 }
 
-/// Real roots under the GPU backend equal the CPU's answer exactly: Chebyshev 512 and Mignotte 128
-/// (short node polynomials: CPU blocks under both backends), and a random degree-1600 polynomial
-/// with 6000-bit coefficients, whose node shifts split by divide and conquer with their products
-/// on the GPU.
+/// Real roots under the GPU backend equal the CPU's answer exactly: Chebyshev 512, Mignotte 128 and
+/// a random degree-1600 polynomial with 6000-bit coefficients (whose node shifts split by divide and
+/// conquer on the CPU); under the GPU backend every exact node shift runs on the GPU's multi-modular
+/// shift (its call counter moves).
 #[cfg(feature = "gpu-tests")]
 #[test]
 fn gpu_real_roots_matches_cpu() {
@@ -201,8 +201,11 @@ fn gpu_real_roots_matches_cpu() {
         set_backend(Backend::Cpu).unwrap();
         let cpu = roots_of(&p, 53);
         set_backend(Backend::Gpu).unwrap();
+        let before = crate::gpu::zpoly_mul::SHIFT_DEVICE_CALLS.load(std::sync::atomic::Ordering::SeqCst);
         let gpu = roots_of(&p, 53);
+        let reached = crate::gpu::zpoly_mul::SHIFT_DEVICE_CALLS.load(std::sync::atomic::Ordering::SeqCst) > before;
         set_backend(Backend::Auto).unwrap();
         assert!(cpu == gpu, "{what}: GPU differs");
+        assert!(reached, "{what}: no node shift reached the GPU shift");
     }
 }
