@@ -42,7 +42,7 @@ mod tests;
 pub use pipeline::time_device;
 pub use primes::{primes_for, supports, MAX_PRIMES, PRIME_BITS};
 pub use staging::HostProduct;
-#[cfg(test)]
+#[cfg(all(test, feature = "gpu-tests"))]
 pub(crate) use taylor_shift::DEVICE_CALLS as SHIFT_DEVICE_CALLS;
 pub use taylor_shift::{shift_supports, taylor_shift, taylor_shift_host};
 

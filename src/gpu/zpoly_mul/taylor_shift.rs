@@ -6,15 +6,16 @@
 //! g_k·k! = Σ_(j≥k) (f_j·j!)·c^(j−k)/(j−k)! = h_(d−k),  h = a·b,  a_m = f_(d−m)·(d−m)!,  b_j = c^j/j!,
 //!
 //! one linear convolution of length len per prime, then Garner's CRT with the symmetric lift over
-//! the fewest primes with M > 2^(b+1), b the caller's bound (every |g_k| < 2^b): |g_k| < M/2 is its
-//! symmetric residue. The steps, in the product's pipeline (`pipeline.rs`, `kernels/zpoly_mul.cu`):
+//! primes with M > 2^(b+1), b the caller's bound (every |g_k| < 2^b): |g_k| < M/2 is its symmetric
+//! residue. The prime count is rounded up (`primes_rounded`) so that shifts of nearby sizes share
+//! their device constants. The steps, in the product's pipeline (`pipeline.rs`, `kernels/zpoly_mul.cu`):
 //! residues of f reversed; `shift_scale` (per prime, one block: the factorials by a block scan,
 //! a_m, b_j and the table of 1/j!); forward transforms of 2^⌈log2(2·len − 1)⌉ points, pointwise
 //! products, inverse transforms; `shift_unscale` (g_k = h_(d−k)/k!); `garner`. c, of any size, is
 //! reduced modulo each prime on the host. Device memory and its parts as for the product, plus len
 //! words a prime for the table; `GPMP_LOG=debug` logs the setup and the stage times.
 use super::pipeline::Job;
-use super::primes::{primes_for, supports};
+use super::primes::{primes_rounded, supports};
 use super::{device, max_limbs_of, shield, HostProduct};
 use crate::int::{limbs_for_bits, IntRef, ZSlab};
 use crate::nmod::reduce::Modulus;
@@ -51,7 +52,7 @@ pub fn taylor_shift_host(f: &[IntRef], c: IntRef, bits: u64) -> Result<HostProdu
     #[cfg(test)]
     DEVICE_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let t0 = Instant::now();
-    let primes = primes_for(bits + 1)?;
+    let primes = primes_rounded(bits + 1)?;
     let cres: Vec<u64> = primes
         .iter()
         .map(|&p| {

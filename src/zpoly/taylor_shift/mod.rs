@@ -26,7 +26,7 @@ use crate::tuning::{
     ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN, ZPOLY_TAYLOR_SHIFT_MULTI_MOD_BITS_PER_LEN, ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MAX_BITS,
     ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN,
 };
-use crate::zpoly::{mul, Alg};
+use crate::zpoly::{mul, Alg, HostProduct};
 use crate::{Error, Result};
 use gmp_mpfr_sys::gmp;
 
@@ -49,6 +49,21 @@ pub fn taylor_shift(f: &[IntRef], c: IntRef) -> Result<ZSlab> {
         return tableau::shift(f, c, &cur);
     }
     shift_with(f, c, Some(&Powers::new(c, n)?), &cur)
+}
+
+/// [`taylor_shift`] when it runs on the GPU ([`gpu_wanted`]), left in host memory for the C layer to
+/// write into `mpz_t` without a [`ZSlab`] (stride `limbs_for_bits(shift_bits)`); `None` when it runs
+/// on the CPU.
+pub fn shift_on_gpu(f: &[IntRef], c: IntRef) -> Result<Option<HostProduct>> {
+    let (n, bits) = (f.len(), max_bits(f));
+    if c.is_zero() || n <= 1 || bits == 0 {
+        return Ok(None);
+    }
+    let out = shift_bits(bits, n, c);
+    if !gpu_wanted(n, out, runtime::backend())? {
+        return Ok(None);
+    }
+    crate::gpu::zpoly_mul::taylor_shift_host(f, c, out).map(Some)
 }
 
 /// [`taylor_shift`] by divide and conquer (its blocks by the dispatcher's choice) with a table of the
