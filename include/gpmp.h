@@ -902,8 +902,8 @@ enum gpmp_status gpmp_poly_pseudo_divrem_ptr(mpz_ptr *q,
  g\[0 .. flen−1\] = the coefficients of f(x + c) (low to high): g_k = Σ_(i≥k) f_i·C(i, k)·c^(i−k).
  Any c and any coefficient sizes. g holds flen initialised `mpz_t` and may be the same array as f
  (in place); nothing is written when flen is 0. The tableau (Horner's scheme on the limbs) for
- short polynomials, divide and conquer over the fast product for long ones (whose large products
- go to the GPU under AUTO like `gpmp_poly_mul`'s).
+ short polynomials, residues modulo primes and divide and conquer over the fast product for long
+ ones; large shifts run modulo primes on the GPU under AUTO (bit for bit the same result).
 
  # Safety
  Arrays of initialised `mpz_t` as described; c points to an initialised `mpz_t`.

@@ -176,3 +176,96 @@ extern "C" __global__ void __launch_bounds__(NT) recombine(
     }
     neg[c] = negative && any;
 }
+
+// The Taylor shift g(x) = f(x + c) modulo p_i (src/gpu/zpoly_mul/taylor_shift.rs), by the convolution
+// form of src/nmod/taylor_shift.rs ([vzGG97]): with d = len - 1,
+//   g_k k! = sum_(j>=k) (f_j j!) c^(j-k) / (j-k)! = h_(d-k),  h = a b,  a_m = f_(d-m) (d-m)!,  b_j = c^j / j!,
+// exact for p > d (every j! is invertible). Products in Montgomery form xR mod p (R = 2^64):
+// mont_mul(xR, yR) = xyR and mont_mul(x, yR) = xy; xR = mul_shoup(x, R mod p) for any word x.
+// c[4 i ..] as for `pointwise`: (p_i, -p_i^(-1) mod 2^64, R mod p_i, its companion).
+
+// x^e R mod p from xR (Montgomery form), by squaring and multiplying.
+__device__ __forceinline__ u64 mont_pow(u64 xr, u64 e, u64 one, u64 p, u64 pinv) {
+    u64 y = one;
+    for (; e; e >>= 1) {
+        if (e & 1) y = mont_mul(y, xr, p, pinv);
+        xr = mont_mul(xr, xr, p, pinv);
+    }
+    return y;
+}
+
+// The scale steps before the transforms, one block per prime (blockIdx.x = i): rows[i][m] holds
+// f_(d-m) mod p_i for m < len (the residues of f reversed); afterwards rows[i][m] = a_m (m < len),
+// rows[i][n + j] = b_j (j < len) and 0 for len <= j < n, and inv[i len + j] = R / j! mod p_i.
+// cres[i] = c mod p_i. Thread t walks the chunk [t C, t C + C) of indices j (C = ceil(len / NT)): the
+// chunk products P_t = prod j (j >= 1), their prefix and suffix products across the block
+// (Hillis-Steele scans in shared memory), then upwards j! = (prefix) prod j' (a_(d-j) *= j!, the
+// powers c^j), then downwards 1/j! = (1/d!) (suffix) prod j' with 1/d! = (d!)^(p-2) (Fermat).
+extern "C" __global__ void __launch_bounds__(NT) shift_scale(
+    u64* const* __restrict__ rows, u64 len, u64 n, const u64* __restrict__ c, const u64* __restrict__ cres,
+    u64* __restrict__ inv)
+{
+    __shared__ u64 pre[NT], suf[NT];
+    const unsigned i = blockIdx.x, t = threadIdx.x;
+    const u64 p = c[4 * i], pinv = c[4 * i + 1];
+    const pair r = {c[4 * i + 2], c[4 * i + 3]};
+    const u64 one = r.v, d = len - 1;
+    u64* a = rows[i];
+    u64* b = a + n;
+    u64* w = inv + (u64)i * len;
+    const u64 chunk = (len + NT - 1) / NT;
+    const u64 lo = (u64)t * chunk < len ? (u64)t * chunk : len;
+    const u64 hi = lo + chunk < len ? lo + chunk : len;
+    u64 prod = one;
+    for (u64 j = lo; j < hi; ++j)
+        if (j) prod = mont_mul(prod, mul_shoup(j, r, p), p, pinv);
+    pre[t] = prod;
+    suf[t] = prod;
+    __syncthreads();
+    // Inclusive scans: pre[t] = P_0 ... P_t, suf[t] = P_t ... P_(NT-1).
+    for (unsigned s = 1; s < NT; s <<= 1) {
+        const u64 x = t >= s ? pre[t - s] : one;
+        const u64 y = t + s < NT ? suf[t + s] : one;
+        __syncthreads();
+        pre[t] = mont_mul(pre[t], x, p, pinv);
+        suf[t] = mont_mul(suf[t], y, p, pinv);
+        __syncthreads();
+    }
+    const u64 before = t ? pre[t - 1] : one;      // (lo - 1)! R, or R
+    const u64 after = t + 1 < NT ? suf[t + 1] : one;  // prod_(hi <= j <= d) j R
+    const u64 inv_total = mont_pow(pre[NT - 1], p - 2, one, p, pinv);  // R / d!
+    const u64 cr = mul_shoup(cres[i], r, p);
+    u64 f = before;
+    u64 cj = mont_mul(mont_pow(cr, lo, one, p, pinv), 1, p, pinv);  // c^lo
+    for (u64 j = lo; j < hi; ++j) {
+        if (j) f = mont_mul(f, mul_shoup(j, r, p), p, pinv);  // j! R
+        a[d - j] = mont_mul(a[d - j], f, p, pinv);
+        b[j] = cj;
+        cj = mont_mul(cj, cr, p, pinv);
+    }
+    u64 g = mont_mul(inv_total, after, p, pinv);  // R / (hi - 1)!
+    for (u64 j = hi; j-- > lo;) {
+        w[j] = g;
+        b[j] = mont_mul(b[j], g, p, pinv);
+        if (j) g = mont_mul(g, mul_shoup(j, r, p), p, pinv);  // R / (j - 1)!
+    }
+    for (u64 j = len + t; j < n; j += NT) b[j] = 0;
+}
+
+// The scale step after the inverse transforms: rows[i][m] = h_m; afterwards rows[i][k] = g_k =
+// h_(d-k) / k! mod p_i for k < len, inv as `shift_scale` left it. One thread per pair (k, d - k).
+// Grid: x over k < ceil(len / 2), y over i.
+extern "C" __global__ void __launch_bounds__(NT) shift_unscale(
+    u64* const* __restrict__ rows, u64 len, const u64* __restrict__ c, const u64* __restrict__ inv)
+{
+    const u64 k = (u64)blockIdx.x * NT + threadIdx.x;
+    if (2 * k >= len) return;
+    const unsigned i = blockIdx.y;
+    const u64 p = c[4 * i], pinv = c[4 * i + 1];
+    const u64 q = len - 1 - k;
+    u64* row = rows[i];
+    const u64* w = inv + (u64)i * len;
+    const u64 x = row[k], y = row[q];
+    row[k] = mont_mul(y, w[k], p, pinv);
+    row[q] = mont_mul(x, w[q], p, pinv);
+}

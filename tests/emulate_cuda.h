@@ -22,7 +22,7 @@
 // A kernel's static shared array: one per process (each thread of a kernel without barriers uses
 // its own part; under emulate_blocks the block's threads share it).
 #define __shared__ static
-struct Dim { unsigned x; };
+struct Dim { unsigned x, y; };
 inline Dim threadIdx, blockIdx;
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
   return (unsigned long long)(((unsigned __int128)a * b) >> 64);

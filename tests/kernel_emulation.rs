@@ -1,8 +1,8 @@
 //! CUDA kernels without a GPU: tests/<kernel>_kernels/emulate.cpp runs a kernel file's device code on
 //! the host (tests/emulate_cuda.h shims the CUDA built-ins and includes kernels/common.cuh, as NVRTC
 //! sees it) and checks it against an independent host computation: GMP for zvec, batch and gfpf, a
-//! recursive radix-2 NTT for ntt. Each is built with `g++ -std=c++17` once per set of `-D` defines
-//! (for ntt and gfpf the library's own specialisations). The device's PTX forms (carry chains,
+//! recursive radix-2 NTT for ntt, GMP's tableau for the Taylor shift of zpoly_mul. Each is built with
+//! `g++ -std=c++17` once per set of `-D` defines (for ntt and gfpf the library's own specialisations). The device's PTX forms (carry chains,
 //! multiply-adds) are checked against the CPU path by the `gpu-tests` of src/gpu/.
 use gpmp::gfpf::Gfpf;
 use gpmp::gpu::kernels::Spec;
@@ -91,4 +91,14 @@ fn gfpf_kernels_emulated_on_the_host_match_gmp() {
     let builds: Vec<Vec<String>> =
         fields.iter().map(|f| f.as_ref().unwrap()).map(|f| defines(&gpmp::gpu::gfpf::spec(f.radix(), f.k()))).collect();
     emulate("gfpf_kernels", &builds);
+}
+
+/// kernels/zpoly_mul.cu's Taylor shift path (residues of f reversed, `shift_scale`, `shift_unscale`,
+/// `garner`; the transforms replaced by a schoolbook convolution) against GMP's tableau, with the
+/// library's block size and with NT = 32 (several indices a thread).
+#[test]
+fn zpoly_mul_shift_kernels_emulated_on_the_host_match_gmp() {
+    let specs = gpmp::gpu::zpoly_mul::specs();
+    assert_eq!(specs.len(), 1);
+    emulate("zpoly_mul_kernels", &[defines(&specs[0]), vec!["NT=32".to_string()]]);
 }

@@ -55,7 +55,7 @@ fn mul_into(
 }
 
 /// A product in host memory: a slab, or the GPU's result as it came from the device.
-enum Product {
+pub(super) enum Product {
     Slab(crate::int::ZSlab),
     Gpu(crate::zpoly::HostProduct),
 }
@@ -63,7 +63,7 @@ enum Product {
 impl Product {
     /// # Safety
     /// As `write_slab`.
-    unsafe fn write(mut self, out: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
+    pub(super) unsafe fn write(mut self, out: impl Fn(usize) -> *mut mpz_t + Sync) -> Result<()> {
         // A call stopped after its last checkpoint returns without writing.
         crate::interrupt::checkpoint()?;
         match &mut self {

@@ -1,14 +1,14 @@
 //! `gpmp_poly_taylor_shift*`, `gpmp_poly_scale_shift*`, `gpmp_nmod_poly_taylor_shift` and the real
 //! roots of integer polynomials (`gpmp_poly_real_roots*`, `gpmp_poly_count_real_roots*`).
 use super::gpmp_status;
-use super::mpz::{
-    array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, recycle_views, view, views_and_bits, write_slab, MpzIn, MpzOut, SendPtr,
-};
+use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, recycle_views, view, views_and_bits, MpzIn, MpzOut, SendPtr};
 use super::nmod::{slice_in, slice_out};
+use super::poly::Product;
 use super::status::guard;
 use crate::int::IntRef;
 use crate::zpoly::real_roots::{self, refine::Dyadic};
-use crate::zpoly::{scale_shift::scale_shift, taylor_shift::taylor_shift};
+use crate::zpoly::scale_shift::scale_shift;
+use crate::zpoly::taylor_shift::{shift_on_gpu, taylor_shift};
 use crate::{invalid, runtime, Result};
 use gmp_mpfr_sys::gmp;
 use std::ffi::{c_long, c_ulong};
@@ -17,7 +17,8 @@ pub use gmp::mpq_t;
 /// GMP's `mpq_ptr` (pointer to one `__mpq_struct`), as in `<gmp.h>`.
 pub type mpq_ptr = *mut mpq_t;
 
-/// The shift (k = None) or scale-shift of f into the output slots, written only on success.
+/// The shift (k = None) or scale-shift of f into the output slots, written only on success (a GPU
+/// shift straight from host memory, without a slab in between).
 fn shift_into(
     name: &str,
     out: &(impl Fn(usize) -> *mut mpz_t + Sync),
@@ -31,12 +32,15 @@ fn shift_into(
     }
     check_slots(f.len(), &format!("{name}: g"), out)?;
     let g = runtime::install(|| match k {
-        None => taylor_shift(&f, c),
-        Some(k) => scale_shift(&f, k, c),
+        None => match shift_on_gpu(&f, c)? {
+            Some(h) => Ok(Product::Gpu(h)),
+            None => taylor_shift(&f, c).map(Product::Slab),
+        },
+        Some(k) => scale_shift(&f, k, c).map(Product::Slab),
     })?;
     recycle_views(f); // the views (and c's) may alias g
                       // SAFETY: distinct initialised output slots (the caller's contract), no live view.
-    unsafe { write_slab(&g, out) }
+    unsafe { g.write(out) }
 }
 
 /// The view of a single `mpz_t` argument (NULL rejected).
@@ -53,8 +57,8 @@ unsafe fn scalar<'a>(c: mpz_srcptr, what: &str) -> Result<IntRef<'a>> {
 /// g\[0 .. flen−1\] = the coefficients of f(x + c) (low to high): g_k = Σ_(i≥k) f_i·C(i, k)·c^(i−k).
 /// Any c and any coefficient sizes. g holds flen initialised `mpz_t` and may be the same array as f
 /// (in place); nothing is written when flen is 0. The tableau (Horner's scheme on the limbs) for
-/// short polynomials, divide and conquer over the fast product for long ones (whose large products
-/// go to the GPU under AUTO like `gpmp_poly_mul`'s).
+/// short polynomials, residues modulo primes and divide and conquer over the fast product for long
+/// ones; large shifts run modulo primes on the GPU under AUTO (bit for bit the same result).
 ///
 /// # Safety
 /// Arrays of initialised `mpz_t` as described; c points to an initialised `mpz_t`.

@@ -103,6 +103,16 @@ impl Modulus {
         w
     }
 
+    /// v mod p in \[0, p) for a signed v, given `w = limb_weights(≥ v.mag.len())`.
+    pub fn reduce_signed(&self, v: crate::int::IntRef, w: &[u64]) -> u64 {
+        let r = self.reduce_limbs(v.mag, w);
+        if v.neg {
+            self.neg(r)
+        } else {
+            r
+        }
+    }
+
     /// (Σ mag\[j\]·2^(64j)) mod p, given `w = limb_weights(≥ mag.len())`: a dot product in u128,
     /// reduced every 2^13 terms (each term < 2^64·p ≤ 2^114 when p < 2^50; in general we reduce
     /// every term when p ≥ 2^50).

@@ -16,6 +16,8 @@ use crate::Result;
 pub enum Op {
     /// Z\[x\] product; size: output words.
     ZpolyMul,
+    /// Z\[x\] Taylor shift f(x + c) modulo primes; size: output words (length × limbs of the bound).
+    ZpolyTaylorShift,
     /// One big-integer product; size: limbs of the shorter operand.
     IntMul,
     /// Product mod a word-size prime; size: output words of the integer product.
@@ -46,6 +48,7 @@ impl Op {
     pub fn gpu_wins(self, size: u64) -> bool {
         match self {
             Op::ZpolyMul => reaches(size, ZPOLY_MUL_GPU_MIN_WORDS),
+            Op::ZpolyTaylorShift => reaches(size, ZPOLY_TAYLOR_SHIFT_GPU_MIN_WORDS),
             Op::IntMul => reaches(size, INT_MUL_GPU_MIN_LIMBS),
             Op::NmodPolyMul => reaches(size, NMOD_POLY_MUL_GPU_MIN_WORDS),
             Op::NmodNtt => reaches(size, NMOD_NTT_GPU_MIN_WORDS),
@@ -92,10 +95,21 @@ mod tests {
 
     #[test]
     fn the_cpu_backend_never_routes_to_the_gpu_and_auto_follows_the_table() {
-        for op in [Op::ZpolyMul, Op::IntMul, Op::NmodPolyMul, Op::NmodNtt, Op::GfpfDft, Op::Zvec, Op::MpzPowmN { work: u64::MAX }] {
+        for op in [
+            Op::ZpolyMul,
+            Op::ZpolyTaylorShift,
+            Op::IntMul,
+            Op::NmodPolyMul,
+            Op::NmodNtt,
+            Op::GfpfDft,
+            Op::Zvec,
+            Op::MpzPowmN { work: u64::MAX },
+        ] {
             assert_eq!(route_on(Backend::Cpu, op, u64::MAX - 1).unwrap(), Where::Cpu, "{op:?}");
         }
         assert!(!Op::ZpolyMul.gpu_wins(ZPOLY_MUL_GPU_MIN_WORDS - 1) && Op::ZpolyMul.gpu_wins(ZPOLY_MUL_GPU_MIN_WORDS));
+        let shift = ZPOLY_TAYLOR_SHIFT_GPU_MIN_WORDS;
+        assert!(!Op::ZpolyTaylorShift.gpu_wins(shift - 1) && Op::ZpolyTaylorShift.gpu_wins(shift));
         assert!(!Op::NmodNtt.gpu_wins(1 << 40), "AUTO never sends NTTs from host memory");
         assert!(!Op::MpzPowmN { work: MPZ_POWM_N_GPU_MIN_WORK - 1 }.gpu_wins(1 << 20));
         assert!(Op::MpzPowmN { work: MPZ_POWM_N_GPU_MIN_WORK }.gpu_wins(MPZ_POWM_N_GPU_MIN_N));

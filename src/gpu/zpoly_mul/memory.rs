@@ -32,14 +32,21 @@ pub(super) struct Shape {
     pub(super) t: usize,
     /// Split mode: limbs of a digit product (the CRT's output stride); 0 direct.
     pub(super) d: usize,
+    /// Words per prime beside its rows (the Taylor shift's table of 1/j!; 0 for a product).
+    pub(super) table: usize,
 }
 
 impl Shape {
-    /// Device bytes of the whole product: (k + 1)·2n words of rows, the inputs, the CRT scratch (at
-    /// most k limbs a position) and output for hlen·T positions of d limbs, and the final output.
+    /// Device bytes of the whole product: (k + 1)·2n words of rows and k tables, the inputs, the CRT
+    /// scratch (at most k limbs a position) and output for hlen·T positions of d limbs, and the final
+    /// output.
     pub(super) fn device_bytes(&self) -> u128 {
         let (k, n, pos) = (self.k as u128, self.n as u128, (self.hlen * self.t) as u128);
-        let words = (k + 1) * 2 * n + self.inputs as u128 * self.l as u128 + pos * (k + self.d as u128) + n * (self.stride as u128 + 1);
+        let words = (k + 1) * 2 * n
+            + k * self.table as u128
+            + self.inputs as u128 * self.l as u128
+            + pos * (k + self.d as u128)
+            + n * (self.stride as u128 + 1);
         8 * words + 2 * n + 2 * pos + 16 * k
     }
 }
@@ -64,18 +71,18 @@ pub(super) fn free_bytes() -> Result<usize> {
 }
 
 /// The parts of a product of shape `s` that needs more than `free` device bytes, W = `w` limbs of
-/// M, CRT output stride cs (d split, S direct). Phase 1 holds the inputs and (group + 1)·2n words
-/// of rows; phase 2 holds, per coefficient, T positions of k residues, W scratch limbs, cs limbs and
+/// M, CRT output stride cs (d split, S direct). Phase 1 holds the inputs, (group + 1)·2n words
+/// of rows and group tables; phase 2 holds, per coefficient, T positions of k residues, W scratch limbs, cs limbs and
 /// a sign byte (and in split mode the recombination's S + 1 accumulator limbs, S limbs and a sign).
 /// Both within 7/8 of `free` (the rest for the driver, twiddles and tables); the parked rows
 /// (k·hlen·T words) and the output must fit half the host's memory. Otherwise `OutOfMemory`.
 fn plan_cut(s: &Shape, w: usize, free: usize) -> Result<Cut> {
-    let Shape { k, n, inputs, l, hlen, stride, t, d } = *s;
+    let Shape { k, n, inputs, l, hlen, stride, t, d, table } = *s;
     let cs = if t > 1 { d } else { stride };
     let oom = |what: &str| Err(Error::OutOfMemory(format!("the GPU product does not fit {free} free device bytes even in parts ({what})")));
     let budget = free as u128 - free as u128 / 8;
     let input = inputs as u128 * (8 * l as u128 + 1);
-    let group = (budget.saturating_sub(input) / (16 * n as u128)).saturating_sub(1).min(k as u128) as usize;
+    let group = (budget.saturating_sub(input + 16 * n as u128) / (16 * n as u128 + 8 * table as u128)).min(k as u128) as usize;
     if group == 0 {
         return oom("the inputs and two rows");
     }

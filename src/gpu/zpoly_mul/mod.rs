@@ -19,6 +19,9 @@
 //! 5. download into the same pinned buffer ([`HostProduct`]), which the C layer writes into the
 //!    `mpz_t` directly ([`mul_bits`] copies it into a [`ZSlab`]).
 //!
+//! The Taylor shift f(x + c) runs through the same pipeline (`taylor_shift.rs`): one operand, f
+//! reversed, scaled by factorials before the transforms and by inverse factorials after them.
+//!
 //! Multi-limb coefficients may instead be split into their limbs (`plan_shape`): 3 primes on a
 //! sequence 2L − 1 times longer, then `recombine` on the device. `GPMP_LOG=debug` logs the stage
 //! times of every call.
@@ -32,12 +35,16 @@ mod memory;
 mod pipeline;
 mod primes;
 mod staging;
+mod taylor_shift;
 #[cfg(test)]
 mod tests;
 
 pub use pipeline::time_device;
 pub use primes::{primes_for, supports, MAX_PRIMES, PRIME_BITS};
 pub use staging::HostProduct;
+#[cfg(all(test, feature = "gpu-tests"))]
+pub(crate) use taylor_shift::DEVICE_CALLS as SHIFT_DEVICE_CALLS;
+pub use taylor_shift::{shift_supports, taylor_shift, taylor_shift_host};
 
 use super::device;
 use super::kernels::{Kernel, Spec};
@@ -86,7 +93,12 @@ pub fn mul_host(f: &[IntRef], g: &[IntRef], bits: u64) -> Result<HostProduct> {
 
 /// The most limbs of a coefficient of f or g.
 fn max_limbs(f: &[IntRef], g: &[IntRef]) -> usize {
-    f.par_iter().chain(g).with_min_len(1 << 14).map(|c| c.mag.len()).max().unwrap_or(0)
+    max_limbs_of(f).max(max_limbs_of(g))
+}
+
+/// The most limbs of a coefficient of f (in parallel).
+fn max_limbs_of(f: &[IntRef]) -> usize {
+    f.par_iter().with_min_len(1 << 14).map(|c| c.mag.len()).max().unwrap_or(0)
 }
 
 /// [`mul_host`] given the most limbs of an input coefficient (`limbs_for_bits` of the larger
@@ -104,7 +116,8 @@ pub fn mul_host_limbs(f: &[IntRef], g: &[IntRef], bits: u64, limbs: usize) -> Re
             let ms = (Instant::now() - t0).as_secs_f64() * 1e3;
             format!("{} primes, n = {}, {:?}, setup {ms:.3} ms", job.s.primes.len(), job.n, job.cut)
         });
-        job.run(f, g, hlen, limbs_for_bits(bits))
+        let ops: &[&[IntRef]] = if std::ptr::eq(f, g) { &[f] } else { &[f, g] };
+        job.run(ops, hlen, limbs_for_bits(bits))
     })
 }
 

@@ -1,6 +1,8 @@
-//! The job pipeline of one product: device constants and transform plans (kept per prime list and
-//! length), the upload of the staged inputs, residues, transforms, pointwise products, the CRT (and
-//! the recombination in split mode), whole or in the parts of the memory plan, and the download.
+//! The job pipeline of one product or Taylor shift: device constants and transform plans (kept per
+//! prime list and length), the upload of the staged inputs, residues, the shift's scale steps,
+//! transforms, pointwise products, the CRT (and the recombination in split mode), whole or in the
+//! parts of the memory plan, and the download. [`Pace`] keeps the host close behind the device, with
+//! an interrupt check between steps.
 use super::memory::{free_bytes, plan_memory, Cut, Shape};
 use super::primes::{garner_table, limb_weights, modulus, montgomery, plan_shape, MIN_K};
 use super::staging::{words_and_bytes, HostProduct};
@@ -32,7 +34,7 @@ pub(super) struct Setup {
     w: usize,
     fwd: Vec<Arc<Plan<u64>>>,
     inv: Vec<Arc<Plan<u64>>>,
-    funcs: [CudaFunction; 5],
+    funcs: [CudaFunction; 7],
 }
 
 /// The setup for (device, k primes, length 2^logn), built at first use and kept.
@@ -74,7 +76,15 @@ fn setup(dev: &Device, stream: &Arc<CudaStream>, primes: &[u64], logn: u32) -> R
         w: m.len(),
         fwd,
         inv,
-        funcs: [f("residues")?, f("pointwise")?, f("garner")?, f("residues_split")?, f("recombine")?],
+        funcs: [
+            f("residues")?,
+            f("pointwise")?,
+            f("garner")?,
+            f("residues_split")?,
+            f("recombine")?,
+            f("shift_scale")?,
+            f("shift_unscale")?,
+        ],
     });
     cache.lock().unwrap_or_else(|e| e.into_inner()).insert(key, Arc::clone(&s));
     Ok(s)
@@ -94,7 +104,7 @@ fn weights(dev: &Device, stream: &Arc<CudaStream>, primes: &[u64], limbs: usize)
     Ok(w)
 }
 
-/// One product's sizes and device state.
+/// One product's (or Taylor shift's) sizes and device state.
 pub(super) struct Job {
     dev: Arc<Device>,
     stream: Arc<CudaStream>,
@@ -110,6 +120,10 @@ pub(super) struct Job {
     d: usize,
     /// Parts, when the whole product does not fit the device memory.
     pub(super) cut: Option<Cut>,
+    /// A Taylor shift: c mod p_i for every prime (the input is f reversed); `None` for a product.
+    shift: Option<CudaSlice<u64>>,
+    /// The name of the stage-time log lines.
+    what: &'static str,
 }
 
 impl Job {
@@ -119,22 +133,41 @@ impl Job {
         let hlen = f.len() + g.len() - 1;
         let l = limbs.max(1);
         let (primes, t, d) = plan_shape(bits, f.len(), g.len(), l)?;
-        let logn = (hlen * t).next_power_of_two().max(2).trailing_zeros();
+        let square = std::ptr::eq(f, g);
+        let inputs = if square { f.len() } else { f.len() + g.len() };
+        let shape = Shape { k: primes.len(), n: 0, inputs, l, hlen, stride: limbs_for_bits(bits), t, d, table: 0 };
+        Job::build(dev, &primes, shape, hlen * t, square, None)
+    }
+
+    /// A Taylor shift of `len` coefficients of at most `limbs` limbs whose results have at most
+    /// `bits` bits, modulo `primes` (M > 2^(bits+1)), `cres[i]` = c mod p_i: one operand (f reversed),
+    /// transforms of 2·len − 1 positions, the CRT of `len`.
+    pub(super) fn shift(dev: &Arc<Device>, len: usize, bits: u64, limbs: usize, primes: &[u64], cres: &[u64]) -> Result<Job> {
+        let l = limbs.max(1);
+        let shape = Shape { k: primes.len(), n: 0, inputs: len, l, hlen: len, stride: limbs_for_bits(bits), t: 1, d: 0, table: len };
+        Job::build(dev, primes, shape, 2 * len - 1, false, Some(cres))
+    }
+
+    /// The job of `shape` (its k and n set here) with transforms covering `conv` positions.
+    fn build(dev: &Arc<Device>, primes: &[u64], mut shape: Shape, conv: usize, square: bool, cres: Option<&[u64]>) -> Result<Job> {
+        let logn = conv.next_power_of_two().max(2).trailing_zeros();
         if logn > MIN_K {
-            return Err(Error::SizeTooLarge(format!("{hlen} product coefficients")));
+            return Err(Error::SizeTooLarge(format!("{conv} transform positions")));
         }
-        let (k, n, stride) = (primes.len(), 1usize << logn, limbs_for_bits(bits));
-        let inputs = if std::ptr::eq(f, g) { f.len() } else { f.len() + g.len() };
-        let shape = Shape { k, n, inputs, l, hlen, stride, t, d };
+        let (k, n, l, t, d) = (primes.len(), 1usize << logn, shape.l, shape.t, shape.d);
+        shape.k = k;
+        shape.n = n;
         dev.ctx.bind_to_thread().map_err(launch_err("cuCtxSetCurrent"))?;
         // cuMemGetInfo costs a driver round trip: asked only from an eighth of the device.
         let free = if shape.device_bytes() > dev.total_mem as u128 / 8 || cfg!(test) { free_bytes()? } else { usize::MAX };
-        let w = || crate::nmod::crt::prime_product(&primes).len();
+        let w = || crate::nmod::crt::prime_product(primes).len();
         let cut = plan_memory(&shape, w, free)?;
         let stream = take_stream(dev)?;
-        let s = setup(dev, &stream, &primes, logn)?;
-        let wts = weights(dev, &stream, &primes, l)?;
-        Ok(Job { dev: Arc::clone(dev), stream, s, wts, n, l, square: std::ptr::eq(f, g), t, d, cut })
+        let s = setup(dev, &stream, primes, logn)?;
+        let wts = weights(dev, &stream, primes, l)?;
+        let shift = cres.map(|c| stream.clone_htod(c).map_err(launch_err("cuMemcpyHtoD"))).transpose()?;
+        let what = if shift.is_some() { "gpu taylor_shift" } else { "gpu poly_mul" };
+        Ok(Job { dev: Arc::clone(dev), stream, s, wts, n, l, square, t, d, cut, shift, what })
     }
 
     fn alloc(&self, len: usize) -> Result<CudaSlice<u64>> {
@@ -169,7 +202,9 @@ impl Job {
     }
 
     /// Steps 2–3 for the primes `ps`: residues, forward transforms, pointwise products, inverse
-    /// transforms. Row i − ps.start (2n words) holds h mod p_i in its first hlen·T words.
+    /// transforms. Row i − ps.start (2n words) holds h mod p_i in its first hlen·T words. A Taylor
+    /// shift scales its one operand's rows and writes the second operand before the transforms, and
+    /// scales the results after them (`shift_scale`, `shift_unscale`): row i then holds f(x + c) mod p_i.
     fn convolve(
         &self,
         limbs: &CudaSlice<u64>,
@@ -201,7 +236,11 @@ impl Job {
             // len, w kg·L pairs, primes kg.
             unsafe { b.launch(grid(n, kg)?) }.map_err(launch_err("residues launch"))?;
         }
-        let count = lens.len();
+        let table = match &self.shift {
+            Some(cres) => Some(self.shift_scale(&p0, lens[0], cres, ps.clone())?),
+            None => None,
+        };
+        let count = if self.shift.is_some() { 2 } else { lens.len() };
         for (row, plan) in rows.iter_mut().zip(&self.s.fwd[ps.clone()]) {
             if plan.run(stream, count, row, &mut scratch)? {
                 std::mem::swap(row, &mut scratch);
@@ -216,13 +255,44 @@ impl Job {
             // SAFETY: matches `pointwise`; rows hold 2n words (n read when squaring), mont 4·kg words.
             unsafe { b.launch(grid(n, kg)?) }.map_err(launch_err("pointwise launch"))?;
         }
-        for (row, plan) in rows.iter_mut().zip(&self.s.inv[ps]) {
+        for (row, plan) in rows.iter_mut().zip(&self.s.inv[ps.clone()]) {
             if plan.run(stream, 1, row, &mut scratch)? {
                 std::mem::swap(row, &mut scratch);
             }
             pace.step()?;
         }
+        if let Some(table) = table {
+            self.shift_unscale(&self.ptrs(&rows)?, lens[0], &table, ps)?;
+        }
         Ok(rows)
+    }
+
+    /// The shift's first scale step on the rows `p0` of the primes `ps` (residues of f reversed,
+    /// `len` coefficients): the table of 1/j! it leaves (`len` words a prime).
+    fn shift_scale(&self, p0: &CudaSlice<u64>, len: usize, cres: &CudaSlice<u64>, ps: std::ops::Range<usize>) -> Result<CudaSlice<u64>> {
+        let kg = ps.len();
+        let table = self.alloc(kg * len)?;
+        let mont = self.s.d_mont.slice(4 * ps.start..4 * ps.end);
+        let c = cres.slice(ps);
+        let (lu, nu) = (len as u64, self.n as u64);
+        let mut b = self.stream.launch_builder(&self.s.funcs[5]);
+        b.arg(p0).arg(&lu).arg(&nu).arg(&mont).arg(&c).arg(&table);
+        let cfg = LaunchConfig { grid_dim: (kg as u32, 1, 1), block_dim: (NT, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: matches `shift_scale`; kg rows of 2n words (len ≤ n), mont 4·kg words, c kg, table kg·len.
+        unsafe { b.launch(cfg) }.map_err(launch_err("shift_scale launch"))?;
+        Ok(table)
+    }
+
+    /// The shift's last scale step on the rows `p` of the primes `ps` with the table of [`Self::shift_scale`].
+    fn shift_unscale(&self, p: &CudaSlice<u64>, len: usize, table: &CudaSlice<u64>, ps: std::ops::Range<usize>) -> Result<()> {
+        let kg = ps.len();
+        let mont = self.s.d_mont.slice(4 * ps.start..4 * ps.end);
+        let lu = len as u64;
+        let mut b = self.stream.launch_builder(&self.s.funcs[6]);
+        b.arg(p).arg(&lu).arg(&mont).arg(table);
+        // SAFETY: matches `shift_unscale`; kg rows of ≥ 2·len − 1 words, mont 4·kg words, table kg·len.
+        unsafe { b.launch(grid(len.div_ceil(2), kg)?) }.map_err(launch_err("shift_unscale launch"))?;
+        Ok(())
     }
 
     /// Step 4 for `len` coefficients whose k residue rows (one per prime, len·T positions) are
@@ -275,12 +345,13 @@ impl Job {
         Ok(())
     }
 
-    pub(super) fn run(&self, f: &[IntRef], g: &[IntRef], hlen: usize, stride: usize) -> Result<HostProduct> {
+    /// The whole job on the operands `ops` (f, or f and g; for a shift f reversed): `hlen`
+    /// coefficients of `stride` limbs in host memory.
+    pub(super) fn run(&self, ops: &[&[IntRef]], hlen: usize, stride: usize) -> Result<HostProduct> {
         let (stream, l) = (&self.stream, self.l);
         // 1. inputs: limbs and sign bytes into the host buffer, uploaded chunk by chunk as they fill
         let trace = crate::log::enabled(crate::log::Level::Debug);
         let t0 = Instant::now();
-        let ops: Vec<&[IntRef]> = if self.square { vec![f] } else { vec![f, g] };
         let total: usize = ops.iter().map(|o| o.len()).sum();
         let lens: Vec<usize> = ops.iter().map(|o| o.len()).collect();
         let in_words = total * l;
@@ -294,7 +365,7 @@ impl Job {
             let (dptr, _sync) = limbs.device_ptr(stream);
             let per = (CHUNK / l).max(1);
             let mut at = 0;
-            for op in &ops {
+            for op in ops {
                 for src in op.chunks(per) {
                     let dst = &mut buf[at * l..(at + src.len()) * l];
                     let sg = &mut signs[at..at + src.len()];
@@ -347,11 +418,10 @@ impl Job {
         crate::interrupt::checkpoint()?;
         if trace {
             let ms = |x: Instant, y: Instant| (y - x).as_secs_f64() * 1e3;
-            crate::log::log(crate::log::Level::Debug, "gpu poly_mul", || {
+            crate::log::log(crate::log::Level::Debug, self.what, || {
                 format!(
-                    "{} x {}: host buffers {:.3} ms, limbs+signs {:.3}, enqueue {:.3}, device wait {:.3}, download {:.3}",
-                    f.len(),
-                    g.len(),
+                    "{:?}: host buffers {:.3} ms, limbs+signs {:.3}, enqueue {:.3}, device wait {:.3}, download {:.3}",
+                    lens,
                     ms(t0, t_setup),
                     ms(t_setup, t_up),
                     ms(t_up, t_enq),

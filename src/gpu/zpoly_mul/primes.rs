@@ -16,12 +16,7 @@ pub const MAX_PRIMES: usize = 2048;
 /// The fewest primes (from [`PRIME_BITS`]-bit Fourier primes, largest first) whose product exceeds
 /// 2^bits (Σ log2 p_i > bits + 10^−3; log2 is accurate to 10^−12 here).
 pub fn primes_for(bits: u64) -> Result<Vec<u64>> {
-    static LIST: OnceLock<Mutex<Vec<u64>>> = OnceLock::new();
-    let want = (bits as usize / 61 + 2).min(MAX_PRIMES);
-    let mut list = LIST.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    if list.len() < want {
-        *list = fourier_primes(PRIME_BITS, MIN_K, (2 * list.len()).clamp(want.max(16), MAX_PRIMES));
-    }
+    let list = prime_list((bits as usize / 61 + 2).min(MAX_PRIMES));
     let mut sum = 0.0f64;
     for (i, &p) in list.iter().enumerate() {
         sum += (p as f64).log2();
@@ -30,6 +25,26 @@ pub fn primes_for(bits: u64) -> Result<Vec<u64>> {
         }
     }
     Err(Error::SizeTooLarge(format!("{bits}-bit CRT modulus: the GPU product stops at {MAX_PRIMES} primes")))
+}
+
+/// The list of primes, at least `want` long (at most [`MAX_PRIMES`]).
+fn prime_list(want: usize) -> std::sync::MutexGuard<'static, Vec<u64>> {
+    static LIST: OnceLock<Mutex<Vec<u64>>> = OnceLock::new();
+    let mut list = LIST.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if list.len() < want {
+        *list = fourier_primes(PRIME_BITS, MIN_K, (2 * list.len()).clamp(want.max(16), MAX_PRIMES));
+    }
+    list
+}
+
+/// [`primes_for`] with the count k rounded up to a multiple of 2^(⌊log2 k⌋ − 4) (at most k/16 more
+/// primes, within [`MAX_PRIMES`]): calls of many nearby sizes (the node shifts of a real-root
+/// isolation) then share their device constants, which are kept per prime count.
+pub(super) fn primes_rounded(bits: u64) -> Result<Vec<u64>> {
+    let k = primes_for(bits)?.len();
+    let unit = 1usize << (usize::BITS - 1 - k.leading_zeros()).saturating_sub(4);
+    let want = k.next_multiple_of(unit).min(MAX_PRIMES);
+    Ok(prime_list(want)[..want].to_vec())
 }
 
 /// Whether the GPU product serves coefficients of `bits` bits (see [`MAX_PRIMES`]).

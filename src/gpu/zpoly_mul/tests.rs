@@ -58,6 +58,25 @@ fn prime_counts_follow_the_bound() {
     assert!(supports(100_000) && !supports(MAX_PRIMES as u64 * 61));
 }
 
+/// The Taylor shift's rounded prime counts: the bound's primes first, at most k/16 more, a multiple
+/// of 2^(⌊log2 k⌋ − 4), at most [`MAX_PRIMES`]; nearby bounds share the count; the shift's limits.
+#[test]
+fn rounded_prime_counts_cover_the_bound() {
+    use super::primes::primes_rounded;
+    for bits in [1u64, 61, 123, 500, 4173, 16462, 16462 + 61 * 5, 65616, 120_000, MAX_PRIMES as u64 * 61 - 200] {
+        let (exact, r) = (primes_for(bits).unwrap(), primes_rounded(bits).unwrap());
+        let k = exact.len();
+        let unit = if k < 32 { 1 } else { 1 << (k.ilog2() - 4) };
+        assert_eq!(r[..k], exact[..], "{bits}");
+        assert!(r.len() <= (k + k / 16).min(MAX_PRIMES), "{bits}: {k} → {}", r.len());
+        assert!(r.len() == MAX_PRIMES || r.len() % unit == 0, "{bits}: {k} → {}", r.len());
+    }
+    assert_eq!(primes_rounded(16462).unwrap().len(), primes_rounded(16462 + 61 * 5).unwrap().len());
+    assert!(primes_rounded(MAX_PRIMES as u64 * 62).is_err());
+    assert!(super::shift_supports(1 << 20, 100_000) && !super::shift_supports(1 << 20, MAX_PRIMES as u64 * 61));
+    assert!(!super::shift_supports((1 << 31) + 1, 64));
+}
+
 /// The shape: one-limb coefficients stay direct; many-limb ones are split into limbs with 3
 /// primes when that is cheaper (lengths 2^12 at 1024 bits, 2^10 at 16384 bits), and the digit bound
 /// min(la, lb)·l·2^128 holds for those primes.
@@ -197,7 +216,7 @@ fn cuts_follow_the_memory_budget() {
             let (k, n, stride) = (primes.len(), (hlen * t).next_power_of_two().max(2), limbs_for_bits(bits));
             let inputs = if square { a.len() } else { a.len() + b.len() };
             let group = if group == 0 { k / 2 } else { group };
-            let shape = Shape { k, n, inputs, l, hlen, stride, t, d };
+            let shape = Shape { k, n, inputs, l, hlen, stride, t, d, table: 0 };
             let w = || crate::nmod::crt::prime_product(&primes).len();
             let what = format!("{} x {}, {bits} bits, k = {k}, T = {t}", a.len(), b.len());
             assert_eq!(plan_memory(&shape, w, usize::MAX).unwrap(), None);

@@ -175,8 +175,8 @@ fn random_dense_polynomials() {
 
 /// Real roots under the GPU backend equal the CPU's answer exactly: Chebyshev 512 and Mignotte 128
 /// (short node polynomials: CPU blocks under both backends), and a degree-1600 polynomial with
-/// 6000-bit coefficients and two real roots, whose node shifts split by divide and conquer with
-/// their products on the GPU. Without a device only the CPU answers are checked (their known
+/// 6000-bit coefficients and two real roots; under the GPU backend every exact node shift runs on
+/// the GPU's multi-modular shift (its call counter moves). Without a device only the CPU answers are checked (their known
 /// counts).
 #[cfg(feature = "gpu-tests")]
 #[test]
@@ -213,8 +213,11 @@ fn gpu_real_roots_matches_cpu() {
             continue;
         }
         set_backend(Backend::Gpu).unwrap();
+        let before = crate::gpu::zpoly_mul::SHIFT_DEVICE_CALLS.load(std::sync::atomic::Ordering::SeqCst);
         let gpu = roots_of(&p, prec);
+        let reached = crate::gpu::zpoly_mul::SHIFT_DEVICE_CALLS.load(std::sync::atomic::Ordering::SeqCst) > before;
         set_backend(Backend::Auto).unwrap();
         assert!(cpu == gpu, "{what}: GPU differs");
+        assert!(reached, "{what}: no node shift reached the GPU shift");
     }
 }

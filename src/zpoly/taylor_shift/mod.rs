@@ -8,7 +8,10 @@
 //! - [`divide_conquer`]: f_lo(x + c) + (x + c)^m·f_hi(x + c) over the fast Z\[x\] product, for long
 //!   ones; its halves go back to this choice.
 //!
-//! The choice is [`multi_modular_wins`], then [`tableau_wins`] (crossovers in [`crate::tuning`]). **Bound.** Every coefficient of
+//! The choice is the GPU ([`gpu_wanted`]: the multi-modular shift of [`crate::gpu::zpoly_mul`], bit
+//! for bit the same result, where [`crate::ops::route`] sends it), then [`multi_modular_wins`], then
+//! [`tableau_wins`] (crossovers in [`crate::tuning`]); a shift too large for the GPU's primes splits
+//! by divide and conquer, whose blocks ask again. **Bound.** Every coefficient of
 //! (x + c)^i is at most (1 + |c|)^i < 2^(i·bits(c)), so |g_k| ≤ Σ_(i<n) |f_i|·(1 + |c|)^i
 //! < n·max|f_i|·2^((n−1)·bits(c)): [`shift_bits`] bits, the stride of the result.
 pub mod divide_conquer;
@@ -17,11 +20,13 @@ pub mod tableau;
 
 use crate::int::{ceil_log2, limbs_for_bits, max_bits, IntRef, ZSlab};
 use crate::interrupt::{self, Current};
+use crate::ops::route::{route_on, Op, Where};
+use crate::runtime::{self, Backend};
 use crate::tuning::{
     ZPOLY_TAYLOR_SHIFT_DC_MIN_LEN, ZPOLY_TAYLOR_SHIFT_MULTI_MOD_BITS_PER_LEN, ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MAX_BITS,
     ZPOLY_TAYLOR_SHIFT_MULTI_MOD_MIN_LEN,
 };
-use crate::zpoly::{mul, Alg};
+use crate::zpoly::{mul, Alg, HostProduct};
 use crate::{Error, Result};
 use gmp_mpfr_sys::gmp;
 
@@ -33,7 +38,11 @@ pub fn taylor_shift(f: &[IntRef], c: IntRef) -> Result<ZSlab> {
         return shift_with(f, c, None, &interrupt::current());
     }
     let cur = interrupt::current();
-    if multi_modular_wins(n, shift_bits(bits, n, c)) {
+    let out = shift_bits(bits, n, c);
+    if gpu_wanted(n, out, runtime::backend())? {
+        return crate::gpu::zpoly_mul::taylor_shift(f, c, out);
+    }
+    if multi_modular_wins(n, out) {
         return multi_modular::shift(f, c, &cur);
     }
     if tableau_wins(n, bits) {
@@ -42,11 +51,30 @@ pub fn taylor_shift(f: &[IntRef], c: IntRef) -> Result<ZSlab> {
     shift_with(f, c, Some(&Powers::new(c, n)?), &cur)
 }
 
+/// [`taylor_shift`] when it runs on the GPU ([`gpu_wanted`]), left in host memory for the C layer to
+/// write into `mpz_t` without a [`ZSlab`] (stride `limbs_for_bits(shift_bits)`); `None` when it runs
+/// on the CPU.
+pub fn shift_on_gpu(f: &[IntRef], c: IntRef) -> Result<Option<HostProduct>> {
+    let (n, bits) = (f.len(), max_bits(f));
+    if c.is_zero() || n <= 1 || bits == 0 {
+        return Ok(None);
+    }
+    let out = shift_bits(bits, n, c);
+    if !gpu_wanted(n, out, runtime::backend())? {
+        return Ok(None);
+    }
+    crate::gpu::zpoly_mul::taylor_shift_host(f, c, out).map(Some)
+}
+
 /// [`taylor_shift`] by divide and conquer (its blocks by the dispatcher's choice) with a table of the
 /// powers of (x + c) that covers f's length (or `None` when c = 0 or f has at most one
 /// coefficient); `cur`: the call to check for an interrupt (see [`crate::interrupt`]).
 pub fn shift_with(f: &[IntRef], c: IntRef, pw: Option<&Powers>, cur: &Current) -> Result<ZSlab> {
     let bits = max_bits(f);
+    let out = shift_bits(bits, f.len(), c);
+    if pw.is_some() && bits > 0 && gpu_wanted(f.len(), out, runtime::backend())? {
+        return crate::gpu::zpoly_mul::taylor_shift(f, c, out);
+    }
     let mut g = ZSlab::zeros(f.len(), limbs_for_bits(shift_bits(bits, f.len(), c)))?;
     for (i, v) in f.iter().enumerate() {
         g.set(i, v.neg, v.mag);
@@ -68,6 +96,18 @@ pub fn shift_bits(bits: u64, n: usize, c: IntRef) -> u64 {
         return bits;
     }
     bits + ceil_log2(n) + (n as u64 - 1) * c.bits()
+}
+
+/// Whether the shift of n coefficients whose results have `out_bits` bits ([`shift_bits`]) runs on the
+/// GPU under `backend`: never with `Cpu`; with `Gpu` (`NoCudaDevice` when no GPU is usable) and `Auto`
+/// as [`crate::ops::route`] decides for [`Op::ZpolyTaylorShift`] of n·limbs(out_bits) words; only
+/// for n ≥ 2, out_bits > 0 and sizes the GPU's primes serve ([`crate::gpu::zpoly_mul::shift_supports`]).
+pub fn gpu_wanted(n: usize, out_bits: u64, backend: Backend) -> Result<bool> {
+    if backend == Backend::Cpu || n <= 1 || out_bits == 0 || !crate::gpu::zpoly_mul::shift_supports(n, out_bits) {
+        return Ok(false);
+    }
+    let words = (n as u64).saturating_mul(limbs_for_bits(out_bits) as u64);
+    Ok(route_on(backend, Op::ZpolyTaylorShift, words)? == Where::Gpu)
 }
 
 /// Whether a block of n coefficients is shifted by the tableau (else by divide and conquer, or

@@ -33,14 +33,7 @@ pub fn shift(f: &[IntRef], c: IntRef, cur: &Current) -> Result<ZSlab> {
         cur.check()?;
         let m = Modulus::new(p);
         let w = m.limb_weights(limbs);
-        let red = |v: &IntRef| {
-            let r = m.reduce_limbs(v.mag, &w);
-            if v.neg {
-                m.neg(r)
-            } else {
-                r
-            }
-        };
+        let red = |v: &IntRef| m.reduce_signed(*v, &w);
         let fp: Vec<u64> = f.iter().map(red).collect();
         taylor_shift_into(&fp, red(&c), p, row)
     })?;

@@ -177,9 +177,9 @@ fn powers_are_binomials() {
 }
 
 /// The shift under the GPU backend equals the CPU's bit for bit, for lengths 2^12 … 2^14: through
-/// the dispatcher (whose divide-and-conquer products, [`crate::zpoly::mul`], run on the GPU; its
-/// multi-modular and tableau blocks stay on the CPU), through divide and conquer down to 64
-/// coefficients (every level's product on the GPU), and through the scale-shift.
+/// the dispatcher (the GPU's multi-modular shift), through divide and conquer down to 64
+/// coefficients (every level's product on the GPU, [`crate::zpoly::mul`]), and through the
+/// scale-shift.
 #[cfg(feature = "gpu-tests")]
 #[test]
 fn gpu_taylor_shift_matches_cpu() {
@@ -218,4 +218,82 @@ fn gpu_taylor_shift_matches_cpu() {
         assert!(cpu.0 == cpu.1, "divide and conquer {len} × {bits} bits differs from the dispatcher");
         assert!(cpu.2 == gpu.2, "scale-shift {len} × {bits} bits: GPU differs");
     }
+}
+
+/// The GPU's multi-modular shift ([`crate::gpu::zpoly_mul::taylor_shift`]) equals the CPU's shift
+/// bit for bit: c = 0, 1, −1, 3 and a 200-bit c; lengths 0, 1, 2, 17, 1000, 2^14; coefficients of 1,
+/// 64 and 1000 bits with signs, all-ones limbs, mixed kinds, one huge coefficient, the zero
+/// polynomial. Called directly and through the dispatcher under the GPU backend, which must reach the
+/// device (its call counter moves) for every nontrivial shift the GPU's primes serve; a shift they
+/// do not serve (1000 coefficients, the 200-bit c) splits by divide and conquer with the GPU shift
+/// at its blocks. The short cases are also checked against the binomial formula.
+#[cfg(feature = "gpu-tests")]
+#[test]
+fn gpu_multi_modular_shift_matches_cpu() {
+    use crate::gpu::zpoly_mul::{shift_supports, SHIFT_DEVICE_CALLS};
+    use crate::runtime::{set_backend, Backend};
+    use std::sync::atomic::Ordering;
+    let _g = crate::testing::backend_lock();
+    if !crate::runtime::gpu_available() {
+        eprintln!("skipped: no usable CUDA device");
+        return;
+    }
+    let mut rng = Rng(2026);
+    let mut big = coef(&mut rng, 200, 0);
+    big.1[3] |= 1 << 7;
+    let shifts: Vec<Coef> = vec![(false, vec![]), (false, vec![1]), (true, vec![1]), (false, vec![3]), big];
+    let calls = || SHIFT_DEVICE_CALLS.load(Ordering::SeqCst);
+    let cases: &[(usize, u64, u64)] = &[
+        (0, 64, 0),
+        (1, 64, 0),
+        (2, 1, 0),
+        (2, 64, 1),
+        (17, 1, 0),
+        (17, 64, 1),
+        (17, 1000, 2),
+        (17, 64, 4),
+        (1000, 64, 0),
+        (1000, 1000, 1),
+        (1000, 64, 3),
+        (1 << 14, 64, 0),
+    ];
+    for &(len, bits, style) in cases {
+        for c in &shifts {
+            let cv = IntRef::new(c.0, &c.1);
+            if len == 1 << 14 && (cv.bits() > 2 || cv.is_zero()) {
+                continue;
+            }
+            if len == 1000 && bits == 1000 && cv.bits() > 2 {
+                continue;
+            }
+            // style 4: the zero polynomial
+            let f = if style == 4 { vec![(false, vec![]); len] } else { poly(&mut rng, len, bits, style) };
+            let fv = views(&f);
+            let out = shift_bits(max_bits(&fv), len, cv);
+            let what = format!("len {len}, {bits} bits, style {style}, c of {} bits", cv.bits());
+            set_backend(Backend::Cpu).unwrap();
+            let cpu = slab_coefs(&taylor_shift(&fv, cv).unwrap());
+            if len <= 17 {
+                assert_eq!(cpu, binomial_oracle(&fv, cv), "CPU against the binomial formula: {what}");
+            }
+            set_backend(Backend::Gpu).unwrap();
+            let served = shift_supports(len, out);
+            if served {
+                let g = crate::gpu::zpoly_mul::taylor_shift(&fv, cv, out).unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(slab_coefs(&g) == cpu, "GPU shift differs: {what}");
+            }
+            let before = calls();
+            let got = taylor_shift(&fv, cv).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let reached = calls() > before;
+            set_backend(Backend::Auto).unwrap();
+            assert!(slab_coefs(&got) == cpu, "dispatcher under the GPU backend differs: {what}");
+            let nontrivial = len >= 2 && out > 0 && !cv.is_zero() && max_bits(&fv) > 0;
+            assert_eq!(reached, nontrivial, "{what}: GPU shift reached {reached}, served {served}");
+            if nontrivial {
+                assert_eq!(gpu_wanted(len, out, Backend::Gpu).unwrap(), served, "{what}");
+                assert!(!gpu_wanted(len, out, Backend::Cpu).unwrap(), "{what}");
+            }
+        }
+    }
+    set_backend(Backend::Auto).unwrap();
 }
