@@ -113,6 +113,87 @@ extern "C" {
 #endif // __cplusplus
 
 /*
+ residues\[j·n + i\] = a\[i\] mod primes\[j\] in [0, primes\[j\]) for i < n, j < k (a\[i\] of any
+ sign and size). primes: k distinct odd primes below 2^63, else `GPMP_INVALID_ARGUMENT` and
+ nothing written. Nothing is written when k or n is 0. CPU (gpmp's worker threads, over primes and
+ blocks of elements); no GMP memory function is called.
+
+ # Safety
+ residues holds k·n `uint64_t`, a n initialised `mpz_t`, primes k `uint64_t` (each may be NULL
+ when its length is 0).
+ */
+enum gpmp_status gpmp_mpz_mod_primes(uint64_t *residues,
+                                     const mpz_t *a,
+                                     size_t n,
+                                     const uint64_t *primes,
+                                     size_t k);
+
+/*
+ `gpmp_mpz_mod_primes` over an array of pointers.
+
+ # Safety
+ As `gpmp_mpz_mod_primes`, a holding n pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_mpz_mod_primes_ptr(uint64_t *residues,
+                                         const mpz_srcptr *a,
+                                         size_t n,
+                                         const uint64_t *primes,
+                                         size_t k);
+
+/*
+ r\[i\] = the integer congruent to residues\[j·n + i\] modulo primes\[j\] for every j < k, in the
+ symmetric range (−M/2, M/2) when is_signed ≠ 0, else in [0, M), M = Π primes\[j\] (Garner's
+ mixed radix); with k = 0 (M = 1) every r\[i\] is 0. primes: k distinct odd primes below 2^63;
+ every residues\[j·n + i\] < primes\[j\]; else `GPMP_INVALID_ARGUMENT` and nothing written.
+ `GPMP_OUT_OF_MEMORY` when the constants (k²/2 words) and the result exceed the memory limit.
+ CPU (gpmp's worker threads, blocks of elements); outputs grown on the calling thread.
+
+ # Safety
+ r holds n initialised `mpz_t`, residues k·n `uint64_t`, primes k `uint64_t` (each may be NULL
+ when its length is 0).
+ */
+enum gpmp_status gpmp_crt(mpz_t *r,
+                          const uint64_t *residues,
+                          size_t n,
+                          const uint64_t *primes,
+                          size_t k,
+                          int is_signed);
+
+/*
+ `gpmp_crt` into an array of pointers (distinct r\[i\]).
+
+ # Safety
+ As `gpmp_crt`, r holding n pointers to initialised `mpz_t`.
+ */
+enum gpmp_status gpmp_crt_ptr(mpz_ptr *r,
+                              const uint64_t *residues,
+                              size_t n,
+                              const uint64_t *primes,
+                              size_t k,
+                              int is_signed);
+
+/*
+ *k = the number of primes gpmp's multi-modular product f·g uses for lengths flen, glen and
+ coefficients |f_i| < 2^fbits, |g_j| < 2^gbits, and primes\[0 .. *k\] = those primes: 50-bit
+ Fourier primes (2^25 divides p − 1) with Π p > 2^(B+1), B = fbits + gbits + ⌈log2 min(flen,
+ glen)⌉, the same on every backend and machine. Then f·g mod each prime (`gpmp_nmod_poly_mul`)
+ and `gpmp_crt` with is_signed ≠ 0 give f·g. *k = 0 when a length or a size is 0. cap = 0 asks
+ for *k only (primes may be NULL); 0 < cap < *k is `GPMP_SIZE_TOO_LARGE` with nothing written.
+ `GPMP_SIZE_TOO_LARGE` when B + 1 > 100 352 (coefficients of about 50 000 bits each; gpmp
+ multiplies Kronecker-packed integers there) or flen + glen is beyond any memory.
+
+ # Safety
+ k points to a writable `size_t`; primes holds cap `uint64_t` (NULL allowed when cap = 0).
+ */
+enum gpmp_status gpmp_poly_mul_primes(uint64_t *primes,
+                                      size_t *k,
+                                      size_t cap,
+                                      size_t flen,
+                                      size_t fbits,
+                                      size_t glen,
+                                      size_t gbits);
+
+/*
  The field r^k + 1 after checking that k is a power of 2 in [2, 256] and r^k + 1 is prime
  (r even, r ≥ 2); NULL with `gpmp_last_error` set otherwise. Free with `gpmp_gfpf_free`.
  */

@@ -20,6 +20,7 @@ use gpmp::ffi::bpas::{
     gpmp_freePolynomial_DUZP, gpmp_makePolynomial_DUZP, gpmp_multiplyPolynomialsPreAlloc_DUZP, gpmp_multiplyPolynomials_DUZP,
     gpmp_multiplyPolynomials_DUZP_inp, DUZP_t,
 };
+use gpmp::ffi::crt::{gpmp_crt, gpmp_crt_ptr, gpmp_mpz_mod_primes, gpmp_mpz_mod_primes_ptr, gpmp_poly_mul_primes};
 use gpmp::ffi::gfpf::{
     gpmp_gfpf_builtin, gpmp_gfpf_free, gpmp_gfpf_from_mpz, gpmp_gfpf_from_mpz_ptr, gpmp_gfpf_new, gpmp_gfpf_prime, gpmp_gfpf_to_mpz,
     gpmp_gfpf_to_mpz_ptr, RawLayout,
@@ -1007,9 +1008,71 @@ impl Drop for Rat {
 }
 
 /// The whole matrix under the current backend (each part's time on stderr).
+/// The multi-modular phases: residues of f and g modulo the primes of their product, the products
+/// mod each prime (`ops::nmod::poly_mul`), the signed CRT = f·g; and single integers of 10^6 bits
+/// reduced, and values of 70,000 bits (1200 62-bit primes, M > 2^74000, outputs grown past GMP's stack
+/// bound) recombined, unsigned. Each through the array and the `_ptr` forms.
+fn multi_modular(gen: &mut Gen, threads: i32) {
+    for &(fl, gl, bits) in &[(1usize, 1usize, 64u64), (200, 150, 1024), (3000, 7, 300)] {
+        let (f, g) = (gen.ints(fl, bits, true), gen.ints(gl, bits, true));
+        let want = poly_oracle(&f, &g);
+        let what = format!("gpmp_mpz_mod_primes / gpmp_crt {fl} x {gl}, {bits} bits, {threads} threads");
+        case(&what, || {
+            let mut k = 0usize;
+            let mut primes = vec![0u64; 256];
+            // SAFETY: initialised mpz_t; buffers of the documented sizes.
+            unsafe {
+                ok(gpmp_poly_mul_primes(primes.as_mut_ptr(), &mut k, primes.len(), fl, bits as usize, gl, bits as usize), &what);
+                let primes = &primes[..k];
+                let (mut rf, mut rg) = (vec![0u64; k * fl], vec![0u64; k * gl]);
+                ok(gpmp_mpz_mod_primes(rf.as_mut_ptr(), f.p(), fl, primes.as_ptr(), k), &what);
+                ok(gpmp_mpz_mod_primes_ptr(rg.as_mut_ptr(), g.ptrs().as_ptr(), gl, primes.as_ptr(), k), &what);
+                let hl = fl + gl - 1;
+                let mut rh = Vec::with_capacity(k * hl);
+                for (j, &p) in primes.iter().enumerate() {
+                    rh.extend(gpmp::ops::nmod::poly_mul(&rf[j * fl..(j + 1) * fl], &rg[j * gl..(j + 1) * gl], p).unwrap());
+                }
+                let mut h = Ints::new(hl);
+                ok(gpmp_crt(h.mp(), rh.as_ptr(), hl, primes.as_ptr(), k, 1), &what);
+                h.assert_eq(&want, &what);
+                let mut h2 = Ints::new(hl);
+                ok(gpmp_crt_ptr(h2.ptrs_mut().as_mut_ptr(), rh.as_ptr(), hl, primes.as_ptr(), k, 1), &what);
+                h2.assert_eq(&want, &what);
+            }
+        });
+    }
+    let primes = gpmp::nmod::prime::fourier_primes(62, 40, 1200);
+    let a = gen.ints(3, 1_000_000, true);
+    let b = gen.ints(3, 70_000, false);
+    let what = format!("gpmp_mpz_mod_primes / gpmp_crt, 10^6-bit integers, 1200 primes, {threads} threads");
+    case(&what, || {
+        let k = primes.len();
+        let (mut ra, mut ra2, mut rb) = (vec![0u64; 3 * k], vec![0u64; 3 * k], vec![0u64; 3 * k]);
+        // SAFETY: as above.
+        unsafe {
+            ok(gpmp_mpz_mod_primes(ra.as_mut_ptr(), a.p(), 3, primes.as_ptr(), k), &what);
+            ok(gpmp_mpz_mod_primes_ptr(ra2.as_mut_ptr(), a.ptrs().as_ptr(), 3, primes.as_ptr(), k), &what);
+            assert_eq!(ra, ra2, "{what}: the twins");
+            for (j, &p) in primes.iter().enumerate().step_by(97) {
+                for i in 0..3 {
+                    assert_eq!(ra[j * 3 + i], gmp::mpz_fdiv_ui(a.at(i), p as _) as u64, "{what}: a[{i}] mod p_{j}");
+                }
+            }
+            ok(gpmp_mpz_mod_primes(rb.as_mut_ptr(), b.p(), 3, primes.as_ptr(), k), &what);
+            let mut x = Ints::new(3);
+            ok(gpmp_crt(x.mp(), rb.as_ptr(), 3, primes.as_ptr(), k, 0), &what);
+            x.assert_eq(&b, &what);
+            let mut x2 = Ints::new(3);
+            ok(gpmp_crt_ptr(x2.ptrs_mut().as_mut_ptr(), rb.as_ptr(), 3, primes.as_ptr(), k, 0), &what);
+            x2.assert_eq(&b, &what);
+        }
+    });
+}
+
 fn matrix(g: &mut Gen) {
     type Part = fn(&mut Gen, i32);
-    let parts: [(&str, Part); 10] = [
+    let parts: [(&str, Part); 11] = [
+        ("multi-modular phases", multi_modular),
         ("elementwise", elementwise),
         ("modular", modular),
         ("powers", powers),

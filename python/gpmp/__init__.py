@@ -14,13 +14,16 @@ from ._gpmp import (
     add_n,
     addmod_n,
     addmul_n,
+    crt,
     cuda_devices,
     get_backend,
     get_num_threads,
     mul,
+    mod_primes_into,
     mul_n,
     mulmod_n,
     poly_mul,
+    poly_mul_primes,
     poly_sqr,
     powm_n,
     set_backend,
@@ -32,6 +35,19 @@ from ._gpmp import (
 )
 from . import nmod
 
+
+def mod_primes(a, primes):
+    """a[i] mod primes[j] for every element and prime, as an ``array.array("Q")`` of
+    len(primes)·len(a) words, prime-major (entry j·len(a) + i); residues in [0, p) for any sign.
+    The primes: distinct odd primes below 2^63 (``poly_mul_primes`` gives those of a product)."""
+    from array import array
+
+    a = a if isinstance(a, (list, tuple)) else list(a)
+    out = array("Q", bytes(8 * len(primes) * len(a)))
+    mod_primes_into(a, primes, out)
+    return out
+
+
 __version__ = version()
 __all__ = [
     "Gfpf",
@@ -39,14 +55,18 @@ __all__ = [
     "add_n",
     "addmod_n",
     "addmul_n",
+    "crt",
     "cuda_devices",
     "get_backend",
     "get_num_threads",
     "mul",
+    "mod_primes",
+    "mod_primes_into",
     "mul_n",
     "mulmod_n",
     "nmod",
     "poly_mul",
+    "poly_mul_primes",
     "poly_sqr",
     "powm_n",
     "set_backend",

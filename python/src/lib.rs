@@ -5,6 +5,7 @@
 //! Python exceptions: invalid arguments `ValueError`, sizes beyond gpmp's or GMP's limits
 //! `OverflowError`, failed allocations `MemoryError`, CUDA and internal failures `RuntimeError`,
 //! and a call stopped by a signal (Ctrl-C) the exception its handler raised (`KeyboardInterrupt`).
+mod crt;
 mod gfpf;
 mod integers;
 mod ints;
@@ -134,6 +135,7 @@ fn _gpmp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(_int_paths, m)?)?;
     zpoly::register(m)?;
+    crt::register(m)?;
     integers::register(m)?;
     nmod::register(m)?;
     gfpf::register(m)?;

@@ -74,7 +74,7 @@ impl Words {
 
     /// Runs `f` on the words in place (GIL released) and returns what the caller gets back: the same
     /// buffer object, or a new list.
-    fn transform<'py>(
+    pub fn transform<'py>(
         mut self,
         py: Python<'py>,
         x: &Bound<'py, PyAny>,

@@ -4,6 +4,7 @@
 #![allow(non_camel_case_types)]
 
 pub mod bpas;
+pub mod crt;
 pub mod cumodp;
 pub mod gfpf;
 pub mod gpu;

@@ -118,6 +118,13 @@ pub fn primes_for(bits: u64, n: usize) -> Result<Vec<u64>> {
     unreachable!("the list holds at least bits/49 + 2 primes")
 }
 
+/// [`primes_for`] at the transform length that [`convolve`] picks for a product of lengths la, lb ≥ 1
+/// (not a square): the primes of that convolution.
+pub fn primes_for_lengths(bits: u64, la: usize, lb: usize) -> Result<Vec<u64>> {
+    let (n, _) = layout(la.max(lb), la.min(lb), false);
+    primes_for(bits, n)
+}
+
 /// Transform size and block length for lengths ll ≥ ls: (n, block) with block = ll when one
 /// transform covers the whole product.
 fn layout(ll: usize, ls: usize, square: bool) -> (usize, usize) {

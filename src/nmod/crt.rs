@@ -8,8 +8,9 @@
 //! [`Crt::new`]) and reduced once, so a digit costs i multiply-adds plus two Shoup products; the
 //! limbs follow by Horner, x = (…(v_{k−1}·p_{k−2} + v_{k−2})·p_{k−3} + …)·p_0 + v_0.
 //! The symmetric residue is x if x ≤ ⌊M/2⌋, else x − M (M is odd).
-use super::reduce::Modulus;
-use crate::int::ZSlab;
+use super::reduce::{ints_mod, Modulus};
+use crate::int::{IntRef, ZSlab};
+use crate::{invalid, Result};
 use rayon::prelude::*;
 
 /// Precomputed constants for one list of distinct odd primes.
@@ -387,6 +388,20 @@ impl Crt {
         }
     }
 
+    /// The values of a batch into `out` (stride `limbs()`, zero on entry): element m ∈ (−M/2, M/2)
+    /// when `signed`, else in [0, M), with the residues res\[i·stride + m\] (reduced: res < p_i), in
+    /// parallel. With no primes (M = 1) every value is 0 and `out` is left as it is.
+    pub fn values_into(&self, res: &[u64], stride: usize, signed: bool, out: &mut ZSlab) {
+        if self.is_empty() {
+            return;
+        }
+        assert_eq!(out.stride(), self.limbs(), "values_into: the slab's stride must be limbs()");
+        if signed {
+            return self.signed_into(res, stride, out);
+        }
+        out.par_blocks_mut(GRAIN).enumerate().for_each(|(c, (mags, _))| self.unsigned_range(res, stride, c * GRAIN, mags));
+    }
+
     /// Unsigned values of a batch into rows of `limbs()` limbs (`out.len() = count·limbs()`), in
     /// parallel; residues laid out as in [`Crt::signed_into`].
     pub fn unsigned_into(&self, res: &[u64], stride: usize, out: &mut [u64]) {
@@ -415,6 +430,39 @@ impl Crt {
             }
         }
     }
+}
+
+/// `Ok` when `primes` are distinct odd primes below 2^63 (the primes [`Crt::new`] and
+/// [`residues_into`] take), `InvalidArgument` naming the first that is not.
+pub fn check_primes(primes: &[u64]) -> Result<()> {
+    for (j, &p) in primes.iter().enumerate() {
+        if !(3..1 << 63).contains(&p) || !super::prime::is_prime(p) {
+            return invalid!("primes[{j}] = {p} is not an odd prime below 2^63");
+        }
+    }
+    let mut sorted = primes.to_vec();
+    sorted.sort_unstable();
+    if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+        return invalid!("the prime {} is listed twice", w[0]);
+    }
+    Ok(())
+}
+
+/// out\[j·n + i\] = a\[i\] mod primes\[j\] in [0, p_j) for any sign of a\[i\] (n = a.len(),
+/// out.len() = k·n), in parallel over primes and blocks of elements; `primes` odd primes < 2^63.
+/// Each residue is a dot product of the limbs with 2^(64t) mod p ([`ints_mod`]).
+pub fn residues_into(a: &[IntRef], primes: &[u64], out: &mut [u64]) {
+    let n = a.len();
+    if n == 0 {
+        return;
+    }
+    assert_eq!(out.len(), primes.len() * n, "residues_into: out must hold k·n words");
+    let fill = ints_mod(a);
+    let mods: Vec<Modulus> = primes.iter().map(|&p| Modulus::new(p)).collect();
+    let block = GRAIN.max(n.div_ceil(64));
+    out.par_chunks_mut(n).zip(&mods).enumerate().for_each(|(j, (row, m))| {
+        row.par_chunks_mut(block).enumerate().for_each(|(c, o)| fill(j, m, c * block, o));
+    });
 }
 
 /// The limbs of M = Π p_i (repeated single-limb multiplication).

@@ -3,6 +3,7 @@
 //!
 //! For b < p and b' = ⌊b·2^64/p⌋, q = ⌊a·b'/2^64⌋ satisfies a·b/p − 2 < q ≤ a·b/p for every
 //! a < 2^64, so a·b − q·p ∈ [0, 2p) and one conditional subtraction gives a·b mod p.
+use crate::int::IntRef;
 
 /// An odd modulus p < 2^63 with its precomputed constants.
 #[derive(Clone, Copy, Debug)]
@@ -130,6 +131,27 @@ impl Modulus {
                 }
                 r
             }
+        }
+    }
+}
+
+/// The fill function ([`super::convolution::Fill`]) of a vector of integers: c_j mod p by a dot
+/// product of the limbs with 2^(64i) mod p ([`Modulus::reduce_limbs`]), negated for negative c_j;
+/// residues in [0, p).
+pub fn ints_mod<'a>(c: &'a [IntRef]) -> impl Fn(usize, &Modulus, usize, &mut [u64]) + Sync + 'a {
+    let limbs = c.iter().map(|x| x.mag.len()).max().unwrap_or(0);
+    move |_, m, first, out| {
+        if limbs <= 1 {
+            for (o, x) in out.iter_mut().zip(&c[first..]) {
+                let r = x.mag.first().map_or(0, |&l| m.reduce(l));
+                *o = if x.neg { m.neg(r) } else { r };
+            }
+            return;
+        }
+        let w = m.limb_weights(limbs);
+        for (o, x) in out.iter_mut().zip(&c[first..]) {
+            let r = m.reduce_limbs(x.mag, &w);
+            *o = if x.neg { m.neg(r) } else { r };
         }
     }
 }

@@ -10,8 +10,8 @@
 //! taken on the Kronecker-packed integers instead, whose own product is the same multi-modular NTT
 //! over 64-bit digits ([`crate::int::ntt_mul`]).
 use crate::int::{limbs_for_bits, max_bits, product_bits, IntRef, ZSlab};
-use crate::nmod::convolution::{convolve, MAX_BITS};
-use crate::nmod::reduce::Modulus;
+use crate::nmod::convolution::{convolve, primes_for_lengths, MAX_BITS};
+use crate::nmod::reduce::ints_mod;
 use crate::Result;
 
 /// f·g by the small-prime NTT.
@@ -24,34 +24,22 @@ pub fn mul(f: &[IntRef], g: &[IntRef]) -> Result<ZSlab> {
     if bits == 0 {
         return Ok(h);
     }
-    let ff = residues_of(f);
+    let ff = ints_mod(f);
     let res = if std::ptr::eq(f, g) {
         convolve(bits + 1, f.len(), &ff, f.len(), None)?
     } else {
-        convolve(bits + 1, f.len(), &ff, g.len(), Some(&residues_of(g)))?
+        convolve(bits + 1, f.len(), &ff, g.len(), Some(&ints_mod(g)))?
     };
     res.crt().signed_into(&res.data, res.stride, &mut h)?;
     Ok(h)
 }
 
-/// The fill function of the engine for a coefficient vector: c_j mod p by a dot product of the
-/// limbs with 2^(64i) mod p, negated for negative c_j.
-fn residues_of<'a>(c: &'a [IntRef]) -> impl Fn(usize, &Modulus, usize, &mut [u64]) + Sync + 'a {
-    let limbs = c.iter().map(|x| x.mag.len()).max().unwrap_or(0);
-    move |_, m, first, out| {
-        if limbs <= 1 {
-            for (o, x) in out.iter_mut().zip(&c[first..]) {
-                let r = x.mag.first().map_or(0, |&l| m.reduce(l));
-                *o = if x.neg { m.neg(r) } else { r };
-            }
-            return;
-        }
-        let w = m.limb_weights(limbs);
-        for (o, x) in out.iter_mut().zip(&c[first..]) {
-            let r = m.reduce_limbs(x.mag, &w);
-            *o = if x.neg { m.neg(r) } else { r };
-        }
-    }
+/// The primes [`mul`] reduces modulo for a product of lengths flen, glen ≥ 1 whose coefficients
+/// are bounded by 2^bits (`product_bits`, bits ≥ 1): the Fourier primes p < 2^50 of the transform
+/// length [`convolve`] picks, with Π p > 2^(bits+1). `SizeTooLarge` beyond [`MAX_BITS`], where
+/// [`mul`] multiplies the Kronecker-packed integers instead.
+pub fn primes(flen: usize, glen: usize, bits: u64) -> Result<Vec<u64>> {
+    primes_for_lengths(bits + 1, flen, glen)
 }
 
 #[cfg(test)]
