@@ -18,11 +18,13 @@
 /// Z\[x\] product, output words (length × limbs of a product coefficient): 2^13 × 64-bit (49k words)
 /// ties, 2^14 × 64-bit (98k) is 2× faster on the GPU, 2^10 × 64-bit (6k) 0.7×.
 pub const ZPOLY_MUL_GPU_MIN_WORDS: u64 = 1 << 16;
-/// Z\[x\] Taylor shift modulo primes, output words (length × limbs of `shift_bits`): not yet measured;
-/// set from the GPU product's crossover and the shift's sizes (c = 1, 64-bit: 2^12 coefficients are
-/// 2^18 words, 69 primes of 2^13-point transforms, where FLINT takes 43 ms at 1 thread and the CPU
-/// path a few ms on 16 cores). To be confirmed with `roots-flint shift` under AUTO.
-pub const ZPOLY_TAYLOR_SHIFT_GPU_MIN_WORDS: u64 = 1 << 18;
+/// Z\[x\] Taylor shift modulo primes, output words (length × limbs of `shift_bits`). On the H100
+/// host a shift of 2^12 × 64 bits (2^18 words, 68 primes) takes about 5 ms on the GPU, of which
+/// about 4 ms is enqueueing its launches, and a first shift of a new prime count or length pays
+/// 17–85 ms of device constants; 2^14 × 64 bits (2^22 words) takes 62 ms against 427 ms on the 16
+/// cores. Real-root isolation shifts many node polynomials of distinct sizes, where the setups
+/// dominate below about 2^21 words.
+pub const ZPOLY_TAYLOR_SHIFT_GPU_MIN_WORDS: u64 = 1 << 21;
 /// One big-integer product, limbs of the shorter operand: 2^12 limbs 0.30 ms GPU / 0.18 ms CPU,
 /// 2^13 0.28 / 0.35, 2^16 0.66 / 2.00.
 pub const INT_MUL_GPU_MIN_LIMBS: u64 = 1 << 13;

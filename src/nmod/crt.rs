@@ -391,15 +391,16 @@ impl Crt {
     /// The values of a batch into `out` (stride `limbs()`, zero on entry): element m ∈ (−M/2, M/2)
     /// when `signed`, else in [0, M), with the residues res\[i·stride + m\] (reduced: res < p_i), in
     /// parallel. With no primes (M = 1) every value is 0 and `out` is left as it is.
-    pub fn values_into(&self, res: &[u64], stride: usize, signed: bool, out: &mut ZSlab) {
+    pub fn values_into(&self, res: &[u64], stride: usize, signed: bool, out: &mut ZSlab) -> Result<()> {
         if self.is_empty() {
-            return;
+            return Ok(());
         }
         assert_eq!(out.stride(), self.limbs(), "values_into: the slab's stride must be limbs()");
         if signed {
             return self.signed_into(res, stride, out);
         }
         out.par_blocks_mut(GRAIN).enumerate().for_each(|(c, (mags, _))| self.unsigned_range(res, stride, c * GRAIN, mags));
+        Ok(())
     }
 
     /// Unsigned values of a batch into rows of `limbs()` limbs (`out.len() = count·limbs()`), in

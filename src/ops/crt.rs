@@ -53,7 +53,7 @@ pub fn crt(residues: &[u64], n: usize, primes: &[u64], signed: bool) -> Result<Z
     let c = Crt::new(primes);
     debug_assert!(c.limbs() <= limbs);
     let mut out = ZSlab::zeros(n, c.limbs())?;
-    c.values_into(residues, n, signed, &mut out);
+    c.values_into(residues, n, signed, &mut out)?;
     Ok(out)
 }
 
