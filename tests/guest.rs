@@ -146,7 +146,7 @@ fn interrupts() {
     // The CPU backend (under AUTO a GPU would take the second product; gpu_interrupts covers it).
     assert_eq!(gpmp_set_backend(RawBackend(1)), gpmp_status::GPMP_SUCCESS);
     for (len, bits, alg, after) in
-        [(1 << 14, 256, gpmp_mul_alg::GPMP_MUL_SCHOOLBOOK, 300), (1 << 16, 1024, gpmp_mul_alg::GPMP_MUL_AUTO, 100)]
+        [(1 << 14, 256, gpmp_mul_alg::GPMP_MUL_SCHOOLBOOK, 300), (1 << 16, 1024, gpmp_mul_alg::GPMP_MUL_AUTO, 20)]
     {
         let mut long = Long::new(&mut rng, len, bits, alg);
         let late = interrupt_by_handler(&mut long, Duration::from_millis(after));
