@@ -128,12 +128,15 @@ fn shapes(alen: usize, blen: usize) -> Result<(usize, usize)> {
     Ok(((alen + 1).saturating_sub(blen), blen - 1))
 }
 
-fn divrem_into(
+/// Checks the wanted outputs q, r (NULL slots: not wanted), runs `divide` (q, r and an extra value),
+/// then writes q and r; nothing is written unless every step succeeded.
+fn divide_into<T>(
     q: impl Fn(usize) -> *mut mpz_t + Sync,
     r: impl Fn(usize) -> *mut mpz_t + Sync,
     a: Result<Vec<IntRef>>,
     b: Result<Vec<IntRef>>,
-) -> Result<()> {
+    divide: impl FnOnce(&[IntRef], &[IntRef]) -> Result<(Vec<Int>, Vec<Int>, T)>,
+) -> Result<T> {
     let (a, b) = (a?, b?);
     let (ql, rl) = shapes(a.len(), b.len())?;
     let (wq, wr) = (wanted(&q, ql), wanted(&r, rl));
@@ -143,7 +146,7 @@ fn divrem_into(
     if wr {
         check_slots(rl, "r", &r)?;
     }
-    let (qz, rz) = divrem::divrem(&a, &b)?;
+    let (qz, rz, extra) = divide(&a, &b)?;
     drop((a, b));
     unsafe {
         if wq {
@@ -153,7 +156,16 @@ fn divrem_into(
             write_mpz(&rz, r)?;
         }
     }
-    Ok(())
+    Ok(extra)
+}
+
+fn divrem_into(
+    q: impl Fn(usize) -> *mut mpz_t + Sync,
+    r: impl Fn(usize) -> *mut mpz_t + Sync,
+    a: Result<Vec<IntRef>>,
+    b: Result<Vec<IntRef>>,
+) -> Result<()> {
+    divide_into(q, r, a, b, |a, b| divrem::divrem(a, b).map(|(q, r)| (q, r, ())))
 }
 
 /// a = q·b + r with deg r < deg b over Z: q gets alen − blen + 1 coefficients (none when
@@ -200,27 +212,10 @@ fn pseudo_into(
     a: Result<Vec<IntRef>>,
     b: Result<Vec<IntRef>>,
 ) -> Result<()> {
-    let (a, b) = (a?, b?);
-    let (ql, rl) = shapes(a.len(), b.len())?;
-    let (wq, wr) = (wanted(&q, ql), wanted(&r, rl));
-    if wq {
-        check_slots(ql, "q", &q)?;
-    }
-    if wr {
-        check_slots(rl, "r", &r)?;
-    }
-    let (qz, rz, dd) = divrem::pseudo_divrem(&a, &b)?;
-    drop((a, b));
-    unsafe {
-        if wq {
-            write_mpz(&qz, q)?;
-        }
-        if wr {
-            write_mpz(&rz, r)?;
-        }
-        if !d.is_null() {
-            *d = dd as c_ulong;
-        }
+    let dd = divide_into(q, r, a, b, divrem::pseudo_divrem)?;
+    if !d.is_null() {
+        // SAFETY: d points to an `unsigned long` (the export's contract).
+        unsafe { *d = dd as c_ulong };
     }
     Ok(())
 }
