@@ -49,6 +49,11 @@ pub const MPZ_POWM_N_GPU_MIN_N: u64 = 1 << 10;
 /// ... and the average work of one element, bits(m)²·bits(e), at least this (256-bit m and e, the
 /// smallest size measured to win).
 pub const MPZ_POWM_N_GPU_MIN_WORK: u64 = 1 << 24;
+/// Multipoint evaluation and interpolation mod p through a subproduct tree, points (supported
+/// primes only, `gpu::tree::supports`): not yet measured on the device; set from the thesis's GPU
+/// break-even against FLINT (2^15, Tesla C2050) doubled for gpmp's CPU path on 16 cores, to be
+/// replaced by the crossover `bench/gpu_tree.rs` measures.
+pub const NMOD_TREE_GPU_MIN_N: u64 = 1 << 16;
 
 // ---- Z[x] multiplication ----
 
@@ -216,6 +221,11 @@ pub const GFPF_DFT_PARALLEL_TASK_MIN_WORDS: usize = 1 << 14;
 
 /// NTT passes (`ntt.cu`, `MINB`): blocks per SM the register allocation must allow; 2^24 points, 62-bit p: 0.609 / 0.579 / 0.698 ms at 3 / 4 / 5.
 pub const GPU_NTT_MIN_BLOCKS_PER_SM: u32 = 4;
+/// Subproduct-tree levels of the GPU (`gpu::tree`) whose nodes have at most this many coefficients
+/// (2^H) run by schoolbook kernels, one thread per output (2^(H−1) products); above, by batched
+/// NTTs. [FM] measured H = 8 on a Tesla C2050; a plain level of 2^6 costs 32 products an output
+/// against three NTT passes over 2 words: 2^6 until `bench/gpu_tree.rs` measures the levels.
+pub const GPU_NMOD_TREE_PLAIN_MAX_LEN: usize = 64;
 /// zvec add/sub and register product (`zv_mul`, `MINB`): 96 registers, 4.2e9 products/s at 1024 bits against 3.5e9 at 1 block (144 registers).
 pub const GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM: usize = 5;
 /// zvec chunked product (`zv_mulc`, `MINB`): 128 registers, 1.00e9 products/s at 2048 bits against 0.89e9 at 1 block (142 registers).

@@ -102,3 +102,12 @@ fn zpoly_mul_shift_kernels_emulated_on_the_host_match_gmp() {
     assert_eq!(specs.len(), 1);
     emulate("zpoly_mul_kernels", &[defines(&specs[0]), vec!["NT=32".to_string()]]);
 }
+
+/// kernels/tree.cu, the library's specialisation: evaluation and interpolation through every kernel
+/// in the engine's order (a naive DFT standing in for the NTT), against Horner and
+/// interpolate∘evaluate = id, for a 30- and a 62-bit Fourier prime, n = 1 … 300 and plain levels up to
+/// H = 0, 1, 2, 6.
+#[test]
+fn tree_kernels_emulated_on_the_host_match_horner() {
+    emulate("tree_kernels", &gpmp::gpu::tree::specs().iter().map(defines).collect::<Vec<_>>());
+}

@@ -4,6 +4,12 @@
 //! p, a zero divisor, repeated points where distinct ones are needed, lengths whose byte size
 //! overflows) returns a status with the detail in `gpmp_last_error()` and writes nothing. Outputs
 //! may alias inputs: they are written only after the result is complete.
+//!
+//! Evaluation and interpolation (through a tree and one-shot) run on the GPU, bit-identical to the
+//! CPU, for primes with 2^(⌈log2 n⌉+1) | p − 1 (the Fourier primes of `gpmp_nmod_fourier_prime`) when
+//! routed there (GPU backend; AUTO from 2^16 points with a usable device); other primes always run
+//! on the CPU. A tree made on the CPU gets its device copy at its first GPU call and keeps it
+//! until `gpmp_nmod_tree_free`.
 // The C API names the tree argument `T`.
 #![allow(non_snake_case)]
 use super::gpmp_status;
@@ -97,7 +103,7 @@ pub unsafe extern "C" fn gpmp_nmod_tree_new(points: *const u64, n: usize, p: u64
     })
 }
 
-/// Frees a tree (NULL is allowed).
+/// Frees a tree (NULL is allowed), with its device copy if it has one.
 ///
 /// # Safety
 /// T is NULL or from `gpmp_nmod_tree_new`, not freed before, and no call is using it.

@@ -38,6 +38,7 @@ pub static ALL: &[&Kernel] = &[
     &crate::gpu::batch::KERNEL,
     &crate::gpu::zpoly_mul::KERNEL,
     &crate::gpu::ntt_mul::KERNEL,
+    &crate::gpu::tree::KERNEL,
 ];
 
 /// The kernel file named `file`.

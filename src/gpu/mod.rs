@@ -11,7 +11,8 @@
 //! - [`zvec`]: `gpmp_zvec` in device memory (element-wise integer arithmetic);
 //! - [`batch`]: batched modular multiplication and exponentiation (Montgomery, odd moduli);
 //! - [`zpoly_mul`]: the multi-modular Z\[x\] product (`gpmp_poly_mul` on the GPU);
-//! - [`ntt_mul`]: one big-integer product, limbs in and limbs out (`gpmp_mpz_mul` on the GPU).
+//! - [`ntt_mul`]: one big-integer product, limbs in and limbs out (`gpmp_mpz_mul` on the GPU);
+//! - [`tree`]: multipoint evaluation and interpolation mod p over a device-resident subproduct tree.
 //!
 //! No build needs CUDA: libcuda and libnvrtc are loaded when first used, and only after their
 //! presence has been checked (cudarc panics when a library is missing). Every driver or compiler
@@ -26,6 +27,7 @@ pub mod kernels;
 pub mod ntt;
 pub mod ntt_mul;
 pub mod staging;
+pub mod tree;
 pub mod zpoly_mul;
 pub mod zvec;
 

@@ -534,7 +534,14 @@ type PlanList = Vec<(PlanKey, Arc<dyn std::any::Any + Send + Sync>, usize)>;
 
 /// The plan of the length-n transform with root w modulo p on `dev` (see [`Plan::new`]), kept across
 /// calls: at most [`PLAN_CACHE_BYTES`] of tables, the least recently used dropped first.
-fn cached_plan<W: Word>(dev: &Device, stream: &Arc<CudaStream>, n: usize, w: u64, p: u64, inverse: bool) -> Result<Arc<Plan<W>>> {
+pub(crate) fn cached_plan<W: Word>(
+    dev: &Device,
+    stream: &Arc<CudaStream>,
+    n: usize,
+    w: u64,
+    p: u64,
+    inverse: bool,
+) -> Result<Arc<Plan<W>>> {
     static PLANS: Mutex<PlanList> = Mutex::new(Vec::new());
     let key = (dev.ordinal, W::BITS, n, w, p, inverse);
     {

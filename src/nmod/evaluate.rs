@@ -67,21 +67,7 @@ pub(crate) fn evaluate_checked(tree: &Tree, f: &[u64]) -> Result<Vec<u64>> {
     let n = tree.len();
     let field = &tree.field;
     let m = field.m;
-    // r = f mod m, n coefficients.
-    let mut r = if f.len() > n {
-        let q = f.len() - n;
-        let root = tree.root_monic();
-        let (_, r) = if q <= n && q >= NMOD_POLY_DIVREM_NEWTON_MIN_LEN {
-            newton(field, f, &root, &tree.root_inv)?
-        } else {
-            divrem_checked(f, &root, m.p, None)?
-        };
-        r
-    } else {
-        let mut r = f.to_vec();
-        r.resize(n, 0);
-        r
-    };
+    let mut r = reduce_by_root(tree, f)?;
     crate::interrupt::checkpoint()?;
     // rg_root = rev(G_root), G_root = rev(r)·root_inv mod x^n.
     r.reverse();
@@ -159,6 +145,26 @@ pub(crate) fn evaluate_checked(tree: &Tree, f: &[u64]) -> Result<Vec<u64>> {
         Ok(())
     })?;
     Ok(g)
+}
+
+/// r = f mod m (n coefficients; f padded with zeros when flen ≤ n), by the root's kept inverse
+/// when n < flen ≤ 2n, else by division.
+pub(crate) fn reduce_by_root(tree: &Tree, f: &[u64]) -> Result<Vec<u64>> {
+    let n = tree.len();
+    Ok(if f.len() > n {
+        let q = f.len() - n;
+        let root = tree.root_monic();
+        let (_, r) = if q <= n && q >= NMOD_POLY_DIVREM_NEWTON_MIN_LEN {
+            newton(&tree.field, f, &root, &tree.root_inv)?
+        } else {
+            divrem_checked(f, &root, tree.p(), None)?
+        };
+        r
+    } else {
+        let mut r = f.to_vec();
+        r.resize(n, 0);
+        r
+    })
 }
 
 /// rg_A, rg_B from rg_P by schoolbook (a: dA, b: dB ≥ 1 coefficients, rg of dA + dB): only the

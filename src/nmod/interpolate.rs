@@ -46,6 +46,11 @@ pub fn interpolate_vec(points: &[u64], values: &[u64], p: u64) -> Result<Vec<u64
 
 /// The weights 1/m′(u_i) of the tree, computed on first use.
 pub fn weights(tree: &Tree) -> Result<&[u64]> {
+    weights_with(tree, evaluate_checked)
+}
+
+/// [`weights`], m′(u_i) evaluated by `eval` (the CPU or the device path: the same words).
+pub(crate) fn weights_with(tree: &Tree, eval: impl FnOnce(&Tree, &[u64]) -> Result<Vec<u64>>) -> Result<&[u64]> {
     if let Some(w) = tree.weights.get() {
         return Ok(w);
     }
@@ -63,7 +68,7 @@ pub fn weights(tree: &Tree) -> Result<&[u64]> {
             }
         })
         .collect();
-    let e = evaluate_checked(tree, &dm)?;
+    let e = eval(tree, &dm)?;
     let w = batch_inverse(&e, &m).ok_or_else(|| Error::Internal("m'(u_i) = 0: the tree's points are not distinct".into()))?;
     let _ = tree.weights.set(w);
     Ok(tree.weights.get().expect("set above"))

@@ -24,7 +24,8 @@ use super::prime::{check_modulus, check_reduced};
 use crate::tuning::{NMOD_NTT_FIELD_PARALLEL_MIN_N, NMOD_TREE_CRT_PLAIN_MAX_LEN, NMOD_TREE_PLAIN_MAX_LEN};
 use crate::{invalid, Result};
 use rayon::prelude::*;
-use std::sync::OnceLock;
+use std::any::Any;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A subproduct tree with its spectra; immutable once built (the weights are computed once, on
 /// first use, by whichever thread needs them first), so one tree serves many threads.
@@ -39,6 +40,8 @@ pub struct Tree {
     /// 1/rev_n(m) mod x^n.
     pub(crate) root_inv: Vec<u64>,
     pub(crate) weights: OnceLock<Vec<u64>>,
+    /// A device engine's copy of the tree, made at its first use there and freed with the tree.
+    pub(crate) device: Mutex<Option<Arc<dyn Any + Send + Sync>>>,
     /// H: levels up to H run by schoolbook (2^H = [`NMOD_TREE_PLAIN_MAX_LEN`] or
     /// [`NMOD_TREE_CRT_PLAIN_MAX_LEN`] by the field, unless chosen).
     pub(crate) h: usize,
@@ -136,7 +139,7 @@ impl Tree {
         } else {
             inv_series_with(&field, &rev, n)?
         };
-        Ok(Tree { field, points: points.to_vec(), levels, spectra, root_inv, weights: OnceLock::new(), h })
+        Ok(Tree { field, points: points.to_vec(), levels, spectra, root_inv, weights: OnceLock::new(), device: Mutex::new(None), h })
     }
 
     /// Number of points.

@@ -1,5 +1,7 @@
 //! Operations on vectors and polynomials over a word-size prime field with a GPU path, and the
-//! entries of the C layer's division, power series and subproduct-tree calls (CPU).
+//! entries of the C layer's division and power series calls (CPU) and subproduct-tree calls
+//! (multipoint evaluation and interpolation: CPU, or the device for Fourier primes, see
+//! [`tree_on_gpu`]).
 //!
 //! [`poly_mul`]: h = f·g in Z/pZ\[x\] for an odd prime p < 2^63, on the CPU by
 //! [`crate::nmod::poly_mul`] or on the GPU.
@@ -150,23 +152,69 @@ pub fn tree_new(points: &[u64], p: u64) -> Result<Tree> {
     Tree::new(points, p)
 }
 
-/// f(u_i) at the tree's points ([`crate::nmod::evaluate`]).
+/// Whether a tree call of n points mod p runs on the device under `backend`: only for trees
+/// [`crate::gpu::tree::supports`] (other primes run on the CPU under every backend), then by
+/// [`route_on`] with n points ([`Op::NmodTree`]).
+pub fn tree_on_gpu(n: usize, p: u64, backend: Backend) -> Result<bool> {
+    if backend == Backend::Cpu || !crate::gpu::tree::supports(n, p) {
+        return Ok(false);
+    }
+    Ok(route_on(backend, Op::NmodTree, n as u64)? == Where::Gpu)
+}
+
+/// f(u_i) at the tree's points: on the device ([`crate::gpu::tree`]) when [`tree_on_gpu`], else
+/// [`crate::nmod::evaluate`]; the same words.
 pub fn evaluate(tree: &Tree, f: &[u64]) -> Result<Vec<u64>> {
+    evaluate_on(tree, f, runtime::backend())
+}
+
+/// [`evaluate`] under the given backend.
+fn evaluate_on(tree: &Tree, f: &[u64], backend: Backend) -> Result<Vec<u64>> {
+    if tree_on_gpu(tree.len(), tree.p(), backend)? {
+        return crate::gpu::tree::evaluate(tree, f);
+    }
     crate::nmod::evaluate::evaluate(tree, f)
 }
 
-/// The f of degree < n with f(u_i) = values\[i\] ([`crate::nmod::interpolate`]).
+/// The f of degree < n with f(u_i) = values\[i\]: on the device when [`tree_on_gpu`], else
+/// [`crate::nmod::interpolate`]; the same words.
 pub fn interpolate(tree: &Tree, values: &[u64]) -> Result<Vec<u64>> {
+    interpolate_on(tree, values, runtime::backend())
+}
+
+/// [`interpolate`] under the given backend.
+fn interpolate_on(tree: &Tree, values: &[u64], backend: Backend) -> Result<Vec<u64>> {
+    if tree_on_gpu(tree.len(), tree.p(), backend)? {
+        return crate::gpu::tree::interpolate(tree, values);
+    }
     crate::nmod::interpolate::interpolate(tree, values)
 }
 
-/// f(u_i) at n points that may repeat, without a kept tree.
+/// f(u_i) at n points that may repeat, without a kept tree: through a tree built for the call on
+/// the device when [`tree_on_gpu`] (repeated points need no distinct ones to evaluate), else
+/// [`crate::nmod::evaluate::evaluate_vec`].
 pub fn evaluate_vec(f: &[u64], points: &[u64], p: u64) -> Result<Vec<u64>> {
+    if !points.is_empty() && tree_on_gpu(points.len(), p, runtime::backend())? {
+        crate::nmod::tree::check_points(points, p)?;
+        crate::nmod::prime::check_reduced(f, p, "f")?;
+        let tree = Tree::build(points, p, None)?;
+        return crate::gpu::tree::evaluate(&tree, f);
+    }
     crate::nmod::evaluate::evaluate_vec(f, points, p)
 }
 
-/// The f of degree < n through (u_i, v_i), n distinct points, without a kept tree.
+/// The f of degree < n through (u_i, v_i), n distinct points, without a kept tree (the tree's
+/// calls routed as [`interpolate`]).
 pub fn interpolate_vec(points: &[u64], values: &[u64], p: u64) -> Result<Vec<u64>> {
+    if !points.is_empty() && tree_on_gpu(points.len(), p, runtime::backend())? {
+        if points.len() != values.len() {
+            return crate::invalid!("{} points but {} values", points.len(), values.len());
+        }
+        crate::nmod::tree::check_points(points, p)?;
+        crate::nmod::prime::check_reduced(values, p, "values")?;
+        let tree = Tree::new(points, p)?;
+        return crate::gpu::tree::interpolate(&tree, values);
+    }
     crate::nmod::interpolate::interpolate_vec(points, values, p)
 }
 
@@ -243,6 +291,41 @@ mod tests {
             // AUTO above the size rule takes the GPU when one is usable.
             assert!(gpu_wanted(1 << 17, 1 << 17, (1 << 63) - 25, Backend::Auto).unwrap());
         }
+
+        /// The routed tree calls under the GPU backend give the CPU backend's words (62- and
+        /// 31-bit Fourier primes, n across the plain/NTT levels), and AUTO above the crossover
+        /// takes the device.
+        #[test]
+        fn tree_calls_on_the_gpu_match_the_cpu() {
+            for p in [fourier_primes(62, 30, 1)[0], fourier_primes(31, 24, 1)[0]] {
+                for n in [1usize, 2, 3, 255, 256, 257, 4097, 70_001] {
+                    let pts = crate::nmod::evaluate::tests::points(n, p, n as u64);
+                    let tree = Tree::new(&pts, p).unwrap();
+                    let f = rand_vec(n, p, 3 * n as u64);
+                    let cpu = evaluate_on(&tree, &f, Backend::Cpu).unwrap();
+                    assert!(tree_on_gpu(n, p, Backend::Gpu).unwrap(), "p = {p}, n = {n}");
+                    assert!(evaluate_on(&tree, &f, Backend::Gpu).unwrap() == cpu, "evaluate, p = {p}, n = {n}");
+                    assert!(interpolate_on(&tree, &cpu, Backend::Gpu).unwrap() == f, "interpolate, p = {p}, n = {n}");
+                }
+            }
+            let p = fourier_primes(62, 30, 1)[0];
+            assert!(tree_on_gpu(crate::tuning::NMOD_TREE_GPU_MIN_N as usize, p, Backend::Auto).unwrap());
+        }
+    }
+
+    /// Tree calls: the CPU backend never routes; primes the device does not serve (2^(L+1) ∤ p − 1)
+    /// stay on the CPU under every backend, so they need no device even under `Gpu`.
+    #[test]
+    fn tree_routing_on_the_cpu_side() {
+        let f62 = fourier_primes(62, 30, 1)[0];
+        assert!(!tree_on_gpu(1 << 20, f62, Backend::Cpu).unwrap());
+        assert!(!tree_on_gpu(100, f62, Backend::Auto).unwrap(), "small under AUTO");
+        assert!(!tree_on_gpu(1 << 20, (1 << 63) - 25, Backend::Gpu).unwrap(), "not a Fourier prime");
+        assert!(!tree_on_gpu(5, 11, Backend::Gpu).unwrap(), "2^4 does not divide 10");
+        let tree = Tree::new(&[1, 2, 3, 4, 5], 11).unwrap();
+        let v = evaluate_on(&tree, &[1, 1, 1], Backend::Gpu).unwrap();
+        assert_eq!(v, vec![3, 7, 2, 10, 9]);
+        assert_eq!(interpolate_on(&tree, &v, Backend::Gpu).unwrap(), vec![1, 1, 1, 0, 0]);
     }
 
     #[test]

@@ -24,6 +24,8 @@ pub enum Op {
     NmodPolyMul,
     /// Word-size NTTs (one or many rows, CUMODP layer too); size: words.
     NmodNtt,
+    /// Multipoint evaluation and interpolation mod p through a subproduct tree; size: points.
+    NmodTree,
     /// GFPF DFT and inverse; size: elements.
     GfpfDft,
     /// GFPF elementwise add, sub, mul; size: elements.
@@ -52,6 +54,7 @@ impl Op {
             Op::IntMul => reaches(size, INT_MUL_GPU_MIN_LIMBS),
             Op::NmodPolyMul => reaches(size, NMOD_POLY_MUL_GPU_MIN_WORDS),
             Op::NmodNtt => reaches(size, NMOD_NTT_GPU_MIN_WORDS),
+            Op::NmodTree => reaches(size, NMOD_TREE_GPU_MIN_N),
             Op::GfpfDft => reaches(size, GFPF_DFT_GPU_MIN_N),
             Op::GfpfElementwise => reaches(size, GFPF_ELEMENTWISE_GPU_MIN_N),
             Op::Zvec => reaches(size, ZVEC_GPU_MIN_WORDS),
@@ -101,6 +104,7 @@ mod tests {
             Op::IntMul,
             Op::NmodPolyMul,
             Op::NmodNtt,
+            Op::NmodTree,
             Op::GfpfDft,
             Op::Zvec,
             Op::MpzPowmN { work: u64::MAX },
@@ -111,6 +115,7 @@ mod tests {
         let shift = ZPOLY_TAYLOR_SHIFT_GPU_MIN_WORDS;
         assert!(!Op::ZpolyTaylorShift.gpu_wins(shift - 1) && Op::ZpolyTaylorShift.gpu_wins(shift));
         assert!(!Op::NmodNtt.gpu_wins(1 << 40), "AUTO never sends NTTs from host memory");
+        assert!(!Op::NmodTree.gpu_wins(NMOD_TREE_GPU_MIN_N - 1) && Op::NmodTree.gpu_wins(NMOD_TREE_GPU_MIN_N));
         assert!(!Op::MpzPowmN { work: MPZ_POWM_N_GPU_MIN_WORK - 1 }.gpu_wins(1 << 20));
         assert!(Op::MpzPowmN { work: MPZ_POWM_N_GPU_MIN_WORK }.gpu_wins(MPZ_POWM_N_GPU_MIN_N));
         if !runtime::gpu_available() {
