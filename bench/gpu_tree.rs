@@ -2,8 +2,9 @@
 //! all cores (`nmod::evaluate`, `nmod::interpolate`), end to end from host arrays with the tree on
 //! the device, p = `fourier_prime(62, 0)` (and a 31-bit Fourier prime at the smallest size):
 //!   tree:        `Tree::new` on the host (all cores), once;
-//!   upload:      the tree's device copy (`gpu::tree::upload`: plain levels up, spectra by batched
-//!                NTTs), once;
+//!   upload:      the tree's device copy (`gpu::tree::upload`: the tree built again on the device
+//!                from the leaves, level by level with batched NTTs, its root checked against the
+//!                host's; the root's inverse uploaded), once;
 //!   eval:        median of `reps` GPU evaluations of f of n coefficients (values checked against the
 //!                CPU's word for word), and of the CPU's;
 //!   interp first: the first GPU interpolation on a tree (computes the weights 1/m′(u_i) by a GPU

@@ -18,7 +18,11 @@
 //   tr_eval_plain: the same step by schoolbook, from the children's coefficients;
 //   tr_interp_mul: a I_B + b I_A for each node from the forward transforms f of I_A, I_B;
 //   tr_interp_add: I_P = (a I_B + b I_A) + x^dB I_A + x^dA I_B (src/nmod/interpolate.rs);
-//   tr_interp_plain: the same step by schoolbook.
+//   tr_interp_plain: the same step by schoolbook;
+//   tr_tree_mul: the tree's products a b of sibling pairs from their Montgomery-form spectra
+//                (a 2^64 b 2^64 2^(-64) = a b 2^64, taken back by tr_tree_add);
+//   tr_tree_add: P = A B without its leading 1: a b + x^dB a + x^dA b (src/nmod/tree.rs);
+//   tr_tree_plain: the same by schoolbook.
 #ifndef NT
 #define NT 256
 #endif
@@ -159,4 +163,57 @@ extern "C" __global__ void __launch_bounds__(NT) tr_interp_plain(
     if (k >= db && k - db < da) v = add_mod(v, ia[k - db], p);
     if (k >= da) v = add_mod(v, g[q], p);
     out[q] = v;
+}
+
+// total = c w words of out; spec holds nspec rows (level logw - 1, Montgomery form).
+extern "C" __global__ void __launch_bounds__(NT) tr_tree_mul(
+    const u64* __restrict__ spec, u64 nspec, u64 logw, u64* __restrict__ out, u64 total, u64 p, u64 pinv)
+{
+    const u64 q = tr_index();
+    if (q >= total) return;
+    const u64 j = q >> logw, k = q & ((1ull << logw) - 1);
+    out[q] = 2 * j + 1 < nspec ? mont_mul(spec[((2 * j) << logw) | k], spec[((2 * j + 1) << logw) | k], p, pinv) : 0;
+}
+
+// The node of level logw at q: its children a, b in lev (level logw - 1), its product's low part
+// (k < d - 1) v (zero at k = d - 1).
+__device__ __forceinline__ u64 tr_tree_shifts(u64 v, const u64* lev, u64 base, u64 k, u64 da, u64 db, u64 h, u64 p) {
+    if (k >= db && k - db < da) v = add_mod(v, lev[base + k - db], p);
+    if (k >= da) v = add_mod(v, lev[base + h + k - da], p);
+    return v;
+}
+
+// z: the inverse transforms of tr_tree_mul (a b 2^64 mod p), one row of w per node.
+extern "C" __global__ void __launch_bounds__(NT) tr_tree_add(
+    const u64* __restrict__ lev, const u64* __restrict__ z, u64 n, u64 logw, u64* __restrict__ out, u64 p, u64 pinv)
+{
+    const u64 q = tr_index();
+    if (q >= n) return;
+    const u64 j = q >> logw, k = q & ((1ull << logw) - 1), base = j << logw, h = 1ull << (logw - 1);
+    u64 d, da, db;
+    tr_node(j, logw, n, &d, &da, &db);
+    if (db == 0) {
+        out[q] = lev[q];
+        return;
+    }
+    out[q] = tr_tree_shifts(k + 1 < d ? mont_mul(z[q], 1, p, pinv) : 0, lev, base, k, da, db, h, p);
+}
+
+extern "C" __global__ void __launch_bounds__(NT) tr_tree_plain(
+    const u64* __restrict__ lev, u64 n, u64 logw, u64* __restrict__ out, u64 p, u64 pinv, u64 r2)
+{
+    const u64 q = tr_index();
+    if (q >= n) return;
+    const u64 j = q >> logw, k = q & ((1ull << logw) - 1), base = j << logw, h = 1ull << (logw - 1);
+    u64 d, da, db;
+    tr_node(j, logw, n, &d, &da, &db);
+    if (db == 0) {
+        out[q] = lev[q];
+        return;
+    }
+    const u64 *a = lev + base, *b = lev + base + h;
+    u64 acc = 0;
+    // a_i b_(k-i): i < dA, k - i < dB (empty at k = d - 1).
+    for (u64 i = k + 1 > db ? k + 1 - db : 0; i <= k && i < da; i++) acc = add_mod(acc, mont_mul(a[i], b[k - i], p, pinv), p);
+    out[q] = tr_tree_shifts(mont_mul(acc, r2, p, pinv), lev, base, k, da, db, h, p);
 }

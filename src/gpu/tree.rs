@@ -9,11 +9,15 @@
 //! are 64-bit (31-bit primes too).
 //!
 //! **Device copy** ([`DeviceTree`]): made at the first GPU call through a tree and kept with it
-//! (freed with it): the coefficients of the levels below H_GPU (log2 of
-//! [`GPU_NMOD_TREE_PLAIN_MAX_LEN`]; n words a level), the spectra at size 2^(i+1) of every level
-//! H_GPU ≤ i < L (2n words a level, computed on the device by batched NTTs of all nodes of the
-//! level, in Montgomery form s·2^64 mod p so that a pointwise product is one `mont_mul`), and the
-//! spectrum of 1/rev_n(m) at size 2^(L+1).
+//! (freed with it). The subproduct tree is built again on the device from the leaves x − u_j, level
+//! by level ([FM] Algorithm 9): levels 1 … H_GPU (log2 of [`GPU_NMOD_TREE_PLAIN_MAX_LEN`]) by
+//! schoolbook, one thread per coefficient; above, the spectra at size 2^i of all nodes of level
+//! i − 1 by one batched NTT, the products of sibling pairs, one batched inverse NTT and the monic
+//! terms (the leading 1 dropped: AB = x^(dA+dB) + x^(dA)·b + x^(dB)·a + a·b). Its root is checked
+//! against the host's. Kept: the coefficients of the levels below H_GPU (n words a level), the
+//! spectra at size 2^(i+1) of the levels H_GPU ≤ i < L (2n words a level, in Montgomery form
+//! s·2^64 mod p so that a pointwise product is one `mont_mul`) and the spectrum of 1/rev_n(m) at
+//! size 2^(L+1) (uploaded, n words).
 //!
 //! **Evaluation**, levels L … H_GPU + 1: one batched forward NTT of size 2^i of all nodes'
 //! rg_P, the 2 products per node with the siblings' spectra, one batched inverse NTT of twice as
@@ -73,6 +77,9 @@ struct Funcs {
     interp_mul: CudaFunction,
     interp_add: CudaFunction,
     interp_plain: CudaFunction,
+    tree_mul: CudaFunction,
+    tree_add: CudaFunction,
+    tree_plain: CudaFunction,
 }
 
 /// The device copy of a [`Tree`] (see the module doc), on one device.
@@ -202,6 +209,9 @@ impl DeviceTree {
             interp_mul: f("tr_interp_mul")?,
             interp_add: f("tr_interp_add")?,
             interp_plain: f("tr_interp_plain")?,
+            tree_mul: f("tr_tree_mul")?,
+            tree_add: f("tr_tree_add")?,
+            tree_plain: f("tr_tree_plain")?,
         };
         let r = ((u64::MAX % p) + 1) % p;
         let mut t = DeviceTree {
@@ -218,14 +228,47 @@ impl DeviceTree {
             funcs,
         };
         let up = |x: &[u64]| stream.clone_htod(x).map_err(|e| driver_err("cuMemcpyHtoD", e));
-        for i in 0..h {
-            t.levels.push(up(&tree.levels[i])?);
-        }
+        // Level by level from the leaves x − u_j: schoolbook up to h, above by the spectra of the
+        // level below (kept) and one batched inverse NTT of all products of the level.
         let mut scratch = alloc(stream, 2 << l)?;
-        for i in h..l {
-            let src = up(&tree.levels[i])?;
-            let c = n.div_ceil(1 << i);
-            t.spectra.push(t.spectrum(dev, stream, &src, n, 1 << i, i + 1, c, false, &mut scratch)?);
+        let mut z = alloc(stream, 2 << l)?;
+        let mut cur = up(&tree.levels[0])?;
+        for i in 1..=l {
+            let (w, c, nspec) = (1usize << i, n.div_ceil(1 << i), n.div_ceil(1 << (i - 1)));
+            let mut next = alloc(stream, n)?;
+            let (nu, lw) = (n as u64, i as u64);
+            if i <= h {
+                let mut b = stream.launch_builder(&t.funcs.tree_plain);
+                b.arg(&cur).arg(&nu).arg(&lw).arg(&mut next).arg(&t.p).arg(&t.pinv).arg(&t.r2);
+                // SAFETY: matches `tr_tree_plain`; cur and next hold n words.
+                unsafe { b.launch(grid(n)?) }.map_err(|e| driver_err("tr_tree_plain launch", e))?;
+            } else {
+                let spec = t.spectrum(dev, stream, &cur, n, w / 2, i, nspec, false, &mut scratch)?;
+                let (tu, ns) = ((c * w) as u64, nspec as u64);
+                {
+                    let mut b = stream.launch_builder(&t.funcs.tree_mul);
+                    b.arg(&spec).arg(&ns).arg(&lw).arg(&mut z).arg(&tu).arg(&t.p).arg(&t.pinv);
+                    // SAFETY: matches `tr_tree_mul`; spec holds nspec rows of w, z ≥ c·w words.
+                    unsafe { b.launch(grid(c * w)?) }.map_err(|e| driver_err("tr_tree_mul launch", e))?;
+                }
+                transform(&*plan(dev, stream, i, p, true)?, stream, c, &mut z, &mut scratch)?;
+                let mut b = stream.launch_builder(&t.funcs.tree_add);
+                b.arg(&cur).arg(&z).arg(&nu).arg(&lw).arg(&mut next).arg(&t.p).arg(&t.pinv);
+                // SAFETY: matches `tr_tree_add`; cur and next hold n words, z the c rows of w.
+                unsafe { b.launch(grid(n)?) }.map_err(|e| driver_err("tr_tree_add launch", e))?;
+                t.spectra.push(spec);
+            }
+            let done = std::mem::replace(&mut cur, next);
+            if i - 1 < h {
+                t.levels.push(done);
+            }
+        }
+        // The root against the host's: one check of every level's products.
+        let mut root = vec![0u64; n];
+        stream.memcpy_dtoh(&cur, &mut root[..]).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+        stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))?;
+        if root != tree.root() {
+            return Err(Error::Internal("the device's subproduct tree differs from the host's".into()));
         }
         let src = up(&tree.root_inv)?;
         t.root = t.spectrum(dev, stream, &src, n, n, l + 1, 1, false, &mut scratch)?;

@@ -2,7 +2,8 @@
 // interpolation through the kernels, in the order src/gpu/tree.rs launches them, with a naive
 // cyclic DFT standing in for the device NTT, against Horner's rule and interpolate(evaluate(f)) = f,
 // for a 30-bit and a 62-bit Fourier prime, n = 1 ... 300 (not only powers of two), points 0 and
-// p - 1 included, plain levels up to H = 0, 1, 2, 6.
+// p - 1 included, plain levels up to H = 0, 1, 2, 6; the tree's levels as the kernels build them
+// against naive products.
 #include "../emulate_cuda.h"
 #include "tree.cu"
 #include <algorithm>
@@ -145,8 +146,25 @@ int main() {
         V inv(n, 0);
         inv[0] = 1;
         for (u64 k = 1; k < n; k++) { u64 a = 0; for (u64 j = 1; j <= k; j++) a = (a + mulm(rv[j], inv[k - j])) % P; inv[k] = (P - a) % P; }
-        for (u64 i = 0; i < d.h; i++) d.levels.push_back(lev[i]);
-        for (u64 i = d.h; i < l; i++) d.spectra.push_back(spectrum(d, lev[i], 1ull << i, i + 1, (n + (1ull << i) - 1) >> i));
+        // The levels as the device builds them (src/gpu/tree.rs: DeviceTree::build), checked
+        // against the naive products.
+        V cur = lev[0];
+        for (u64 i = 1; i <= l; i++) {
+          const u64 w = 1ull << i, c = (n + w - 1) / w, nspec = (n + w / 2 - 1) / (w / 2);
+          if (i - 1 < d.h) d.levels.push_back(cur);
+          V next(n);
+          if (i <= d.h) {
+            run(n, [&] { tr_tree_plain(cur.data(), n, i, next.data(), P, d.pinv, d.r2); });
+          } else {
+            d.spectra.push_back(spectrum(d, cur, w / 2, i, nspec));
+            V z(c * w);
+            run(c * w, [&] { tr_tree_mul(d.spectra.back().data(), nspec, i, z.data(), c * w, P, d.pinv); });
+            dft(z, c, (unsigned)i, true);
+            run(n, [&] { tr_tree_add(cur.data(), z.data(), n, i, next.data(), P, d.pinv); });
+          }
+          if (next != lev[i] && bad++ < 10) printf("tree p=%llu n=%llu H=%llu: level %llu\n", p, n, d.h, i);
+          cur = next;
+        }
         d.root = spectrum(d, inv, n, l + 1, 1);
         V f(n);
         for (auto& c : f) c = rnd() % 3 == 0 ? P - 1 : rnd() % P;
