@@ -722,6 +722,12 @@ enum gpmp_status gpmp_nmod_poly_inv_series(uint64_t *g,
  with `gpmp_nmod_tree_free`. Memory: about (⌈log2 n⌉ + 2·r·(⌈log2 n⌉ − 5) + 4)·n words, r = 1 when
  2^(⌈log2 n⌉+2) divides p − 1 and 2 or 3 otherwise.
 
+ GPU: when 2^(⌈log2 n⌉+1) divides p − 1 (the Fourier primes of `gpmp_nmod_fourier_prime`),
+ evaluation and interpolation through the tree run on the GPU when routed there (GPU backend, or
+ AUTO from 2^16 points with a usable device), with the same words as the CPU; the tree's device
+ copy (about (H + 2·(⌈log2 n⌉ − H) + 2)·n words, H = 6) is made at its first GPU call and freed
+ with the tree. Other primes always run on the CPU.
+
  # Safety
  points holds n `uint64_t`.
  */
@@ -730,7 +736,7 @@ struct gpmp_nmod_tree *gpmp_nmod_tree_new(const uint64_t *points,
                                           uint64_t p);
 
 /*
- Frees a tree (NULL is allowed).
+ Frees a tree (NULL is allowed), with its device copy if it has one.
 
  # Safety
  T is NULL or from `gpmp_nmod_tree_new`, not freed before, and no call is using it.

@@ -17,6 +17,8 @@
 #     poly    gpu_poly (Z[x] product: kernel-only, GPU end to end, CPU path); with FLINT:
 #             gpmp_poly_mul (AUTO) against FLINT on all cores, gpmp_nmod_poly_mul (CPU and GPU)
 #             against FLINT nmod_poly_mul
+#     tree    gpu_tree: multipoint evaluation and interpolation mod p on the GPU against gpmp's CPU
+#             path at 2^16..2^22 points, tree built apart, and the time of each level against its NTTs
 #     cold    first use in a fresh process: gpu_coldstart (context, first and second 2^16 x 2^16
 #             product; gpmp_gpu_warmup) and small runs of gpu_ntt, gpu_zvec, gpu_zmod, gpu_bigmul
 #             and gpu_poly, each once with an empty kernel cache (NVRTC compiles) and once more with
@@ -38,7 +40,7 @@ top=$(cd "$here/../.." && pwd)
 H=${GPU_DIR:-$top/.gpu}
 out=${2:-${OUT:-$PWD/gpu-logs}}
 dry=${DRY_RUN:-}
-modes="tests suite ntt gfpf zvec zmod bigmul poly cold all"
+modes="tests suite ntt gfpf zvec zmod bigmul poly tree cold all"
 case " $modes " in *" $mode "*) ;; *)
   sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2;; esac
 if [ -z "$dry" ] && [ ! -d "$H/bin" ]; then
@@ -131,6 +133,8 @@ run_mode() {
         step poly 90 BENCH_CLOCK=wall GPMP_BACKEND=$b "$H/bin/nmod-flint" "$threads"
       done
     fi ;;
+  tree)
+    step tree 180 "$H/bin/gpu_tree" 5 ;;
   cold)
     # One process per program and cache state; the wall time of the whole process is the number.
     local c=/tmp/gpmp-cold-cache rows="" empty
@@ -149,7 +153,7 @@ run_mode() {
 device_info
 [ -f "$out/summary.md" ] || printf '| log | command | status | seconds |\n|---|---|---|--:|\n' > "$out/summary.md"
 if [ "$mode" = all ]; then
-  for m in tests ntt gfpf zvec zmod bigmul poly cold; do echo "== $m"; run_mode $m; done
+  for m in tests ntt gfpf zvec zmod bigmul poly tree cold; do echo "== $m"; run_mode $m; done
 else
   run_mode "$mode"
 fi

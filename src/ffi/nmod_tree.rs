@@ -92,6 +92,12 @@ pub unsafe extern "C" fn gpmp_nmod_poly_inv_series(g: *mut u64, f: *const u64, f
 /// with `gpmp_nmod_tree_free`. Memory: about (⌈log2 n⌉ + 2·r·(⌈log2 n⌉ − 5) + 4)·n words, r = 1 when
 /// 2^(⌈log2 n⌉+2) divides p − 1 and 2 or 3 otherwise.
 ///
+/// GPU: when 2^(⌈log2 n⌉+1) divides p − 1 (the Fourier primes of `gpmp_nmod_fourier_prime`),
+/// evaluation and interpolation through the tree run on the GPU when routed there (GPU backend, or
+/// AUTO from 2^16 points with a usable device), with the same words as the CPU; the tree's device
+/// copy (about (H + 2·(⌈log2 n⌉ − H) + 2)·n words, H = 6) is made at its first GPU call and freed
+/// with the tree. Other primes always run on the CPU.
+///
 /// # Safety
 /// points holds n `uint64_t`.
 #[no_mangle]
