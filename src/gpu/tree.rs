@@ -524,7 +524,7 @@ pub fn interpolate(tree: &Tree, values: &[u64]) -> Result<Vec<u64>> {
         return crate::invalid!("{} values for a tree of {} points", values.len(), tree.len());
     }
     check_reduced(values, tree.p(), "values")?;
-    let w = crate::nmod::interpolate::weights_with(tree, |t, dm| evaluate(t, dm))?;
+    let w = crate::nmod::interpolate::weights_with(tree, evaluate)?;
     let m = crate::nmod::reduce::Modulus::new(tree.p());
     let c: Vec<u64> = values.par_iter().zip(w.par_iter()).with_min_len(1 << 14).map(|(&v, &x)| m.mul_shoup(v, x, m.shoup(x))).collect();
     let (dev, t) = device_tree(tree)?;
