@@ -41,6 +41,13 @@ pub const GFPF_ELEMENTWISE_GPU_MIN_N: u64 = u64::MAX;
 /// Where a new zvec lives, words (n × limbs): the chain set, set, mul, get takes 2.3–4.8× less time in
 /// device memory from 2^16 words to 2^25.
 pub const ZVEC_GPU_MIN_WORDS: u64 = 1 << 16;
+/// Batched products (and r + a·b) over mpz arrays, elements: the device's products from host memory
+/// (pinned, chunked, overlapped) against GMP on every core; to be measured with `gpu_zvec mpz`
+/// (bench/gpu_zvec.rs), set from the kernels' and the bus's rates at 2^20 × 1024–4096 bits.
+pub const MPZ_MUL_N_GPU_MIN_N: u64 = 1 << 14;
+/// ... for operands of at most this many limbs (8192 bits; beyond, one thread per product falls
+/// behind GMP's subquadratic products on the CPU cores).
+pub const MPZ_MUL_N_GPU_MAX_LIMBS: u64 = 128;
 /// Batched mulmod over mpz arrays: never (uploads and downloads cost more than GMP on 16 cores).
 pub const MPZ_MULMOD_N_GPU_MIN_N: u64 = u64::MAX;
 /// Batched powm over mpz arrays, elements (together with [`MPZ_POWM_N_GPU_MIN_WORK`]): CPU / GPU time
@@ -242,6 +249,10 @@ pub const GPU_ZVEC_MULW_CHUNK_LIMBS: usize = 32;
 pub const GPU_ZVEC_MULW_MIN_BLOCKS_PER_SM: usize = 6;
 /// `zv_mulw`'s ragged columns run or skip blocks of 4 digits in units of this many (`ZW_U`): 3.45 ms against 3.49 at 4 and 3.55 at 1.
 pub const GPU_ZVEC_MULW_UNIT: usize = 2;
+/// Operand words staged at once by the batched products from host memory (`gpu::zvec::Products`):
+/// 32 MiB a chunk, 8 chunks at 2^20 × 1024 bits and 32 at 2^20 × 4096 bits, so that packing,
+/// upload and kernels overlap (chosen, not yet measured).
+pub const GPU_ZVEC_STAGE_WORDS: usize = 1 << 22;
 
 // ---- GPU engines: choices per architecture (used without searching; see `gpu::autotune`) ----
 

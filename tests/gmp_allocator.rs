@@ -308,9 +308,15 @@ fn elementwise(g: &mut Gen, threads: i32) {
     ];
     // (n, bits of a, bits of b, the _ptr twins too): small, the 10^6-bit products of 64 elements, a
     // long operand against a short one (GMP products of pieces), around GMP's stack bound (1000
-    // limbs), and (heavy) 4·10^6 bits.
-    let mut shapes =
-        vec![(300usize, 1000u64, 900u64, true), (64, 1_000_000, 1_000_000, false), (6, 1_000_000, 20_000, true), (8, 64_000, 63_900, true)];
+    // limbs), a batch of two staging chunks of the GPU's batched products (outputs grown while the
+    // device works), and (heavy) 4·10^6 bits.
+    let mut shapes = vec![
+        (300usize, 1000u64, 900u64, true),
+        (64, 1_000_000, 1_000_000, false),
+        (6, 1_000_000, 20_000, true),
+        (8, 64_000, 63_900, true),
+        (40_000, 4096, 3000, true),
+    ];
     if heavy("gpmp_mpz_*_n on 16 x 4·10^6 bits") {
         shapes.push((16, 4_000_000, 4_000_000, true));
     }

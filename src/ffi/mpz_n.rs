@@ -4,9 +4,10 @@ use super::gpmp_status;
 use super::mpz::{array_slots, check_slots, mpz_ptr, mpz_srcptr, mpz_t, view, write_ints, write_list, MpzIn, MpzOut};
 use super::status::guard;
 use crate::int::{batch, IntRef, ZList};
-use crate::ops::int::{mul_mag_start, mulmod_n, powm_n, MagProduct};
+use crate::ops::int::{addmul_n as addmul_products, mul_mag_start, mul_n, mulmod_n, powm_n, DeviceProducts, MagProduct, Products};
 use crate::{invalid, runtime, Error, Result};
 use gmp_mpfr_sys::gmp;
+use rayon::prelude::*;
 
 /// The view of a single `mpz_t` argument.
 ///
@@ -28,6 +29,19 @@ unsafe fn elementwise(
     n: usize,
     op: impl FnOnce(&[Vec<IntRef>]) -> Result<ZList> + Send,
 ) -> gpmp_status {
+    computed_then_written(name, r, inputs, n, op, |h, out| write_list(&h, out))
+}
+
+/// The body of every `gpmp_mpz_<op>_n`: views of the inputs, `op` on them in gpmp's pool, then
+/// `write(result, slots)` on this thread once the views are gone (they may alias r).
+unsafe fn computed_then_written<T: Send>(
+    name: &str,
+    r: MpzOut,
+    inputs: &[(MpzIn, &str)],
+    n: usize,
+    op: impl FnOnce(&[Vec<IntRef>]) -> Result<T> + Send,
+    write: impl FnOnce(T, &(dyn Fn(usize) -> *mut mpz_t + Sync)) -> Result<()>,
+) -> gpmp_status {
     guard(name, || {
         let views = inputs.iter().map(|&(p, what)| p.views(n, what)).collect::<Result<Vec<_>>>()?;
         if crate::memory::host_limit() != 0 {
@@ -39,9 +53,65 @@ unsafe fn elementwise(
         check_slots(n, "r", &out)?;
         let h = runtime::install(|| op(&views))?;
         drop(views); // they may alias r
-        write_list(&h, out)
+        write(h, &out)
     })
 }
+
+/// r\[i\] = the batched products (`gpmp_mpz_mul_n`, `_addmul_n`): on the CPU route as
+/// [`elementwise`]; on the GPU route ([`DeviceProducts`]) the outputs too small for their bound are
+/// grown on this thread (value kept) while the device computes, then each chunk of results is
+/// written as it comes down, in parallel, straight into the `mpz_t`. A device failure is seen
+/// before the first result is written (outputs unchanged), except a failed download of a later
+/// chunk.
+unsafe fn products_n(
+    name: &str,
+    r: MpzOut,
+    inputs: &[(MpzIn, &str)],
+    n: usize,
+    op: impl FnOnce(&[Vec<IntRef>]) -> Result<Products> + Send,
+) -> gpmp_status {
+    computed_then_written(name, r, inputs, n, op, |p, out| match p {
+        Products::Host(h) => write_list(&h, out),
+        Products::Device(job) => write_device_products(job, out),
+    })
+}
+
+/// See [`products_n`]. The operands were read when `job` was made and are not read again.
+unsafe fn write_device_products(mut job: DeviceProducts, slot: &(dyn Fn(usize) -> *mut mpz_t + Sync)) -> Result<()> {
+    job.prefetch()?;
+    let need = job.take_need();
+    let small = |i: usize| (*slot(i)).alloc < need[i] as i32;
+    let todo: Vec<usize> = if need.len() < PARALLEL_LEN {
+        (0..need.len()).filter(|&i| small(i)).collect()
+    } else {
+        runtime::install(|| (0..need.len()).into_par_iter().with_min_len(1 << 12).filter(|&i| small(i)).collect())
+    };
+    for i in todo {
+        // Keeps the value (it fits: the mpz_t grows), so that a later failure leaves r unchanged.
+        gmp::mpz_realloc2(slot(i), 64 * need[i] as gmp::bitcnt_t);
+    }
+    job.mark("grow outputs");
+    for k in 0..job.chunks() {
+        let ch = job.chunk(k)?;
+        runtime::install(|| {
+            ch.range().into_par_iter().with_min_len(256).for_each(|i| {
+                let z = slot(i);
+                // SAFETY: distinct initialised mpz_t with room for need[i] limbs (grown above), not
+                // borrowed by any view; the result fits in need[i] limbs.
+                unsafe {
+                    let (neg, len) =
+                        if need[i] == 0 { (false, 0) } else { ch.get(i, std::slice::from_raw_parts_mut((*z).d.as_ptr(), need[i])) };
+                    (*z).size = if neg { -(len as i32) } else { len as i32 };
+                }
+            })
+        });
+        job.mark("write outputs");
+    }
+    Ok(())
+}
+
+/// Arrays from this many elements are scanned for outputs to grow in gpmp's pool.
+const PARALLEL_LEN: usize = 1 << 15;
 
 // `gpmp_mpz_<op>_n` works on `mpz_t` arrays; its twin `gpmp_mpz_<op>_n_ptr` on arrays of pointers
 // (Julia's `Vector{BigInt}`, gmpy2 objects, PARI's and Maple's integers) with the same semantics:
@@ -89,7 +159,7 @@ pub unsafe extern "C" fn gpmp_mpz_sub_n_ptr(r: *mut mpz_ptr, a: *const mpz_srcpt
 /// As `gpmp_mpz_add_n`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_mul_n(r: *mut mpz_t, a: *const mpz_t, b: *const mpz_t, n: usize) -> gpmp_status {
-    elementwise("gpmp_mpz_mul_n", MpzOut::Array(r), &[(MpzIn::Array(a), "a"), (MpzIn::Array(b), "b")], n, |v| batch::mul(&v[0], &v[1]))
+    products_n("gpmp_mpz_mul_n", MpzOut::Array(r), &[(MpzIn::Array(a), "a"), (MpzIn::Array(b), "b")], n, |v| mul_n(&v[0], &v[1]))
 }
 
 /// `gpmp_mpz_mul_n` over arrays of pointers.
@@ -98,12 +168,12 @@ pub unsafe extern "C" fn gpmp_mpz_mul_n(r: *mut mpz_t, a: *const mpz_t, b: *cons
 /// As `gpmp_mpz_add_n_ptr`.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_mpz_mul_n_ptr(r: *mut mpz_ptr, a: *const mpz_srcptr, b: *const mpz_srcptr, n: usize) -> gpmp_status {
-    elementwise("gpmp_mpz_mul_n_ptr", MpzOut::Ptrs(r), &[(MpzIn::Ptrs(a), "a"), (MpzIn::Ptrs(b), "b")], n, |v| batch::mul(&v[0], &v[1]))
+    products_n("gpmp_mpz_mul_n_ptr", MpzOut::Ptrs(r), &[(MpzIn::Ptrs(a), "a"), (MpzIn::Ptrs(b), "b")], n, |v| mul_n(&v[0], &v[1]))
 }
 
 /// The body of `gpmp_mpz_addmul_n` and its twin (r is read too).
 unsafe fn addmul_n(name: &str, r: MpzOut, a: MpzIn, b: MpzIn, n: usize) -> gpmp_status {
-    elementwise(name, r, &[(r.as_input(), "r"), (a, "a"), (b, "b")], n, |v| batch::addmul(&v[0], &v[1], &v[2]))
+    products_n(name, r, &[(r.as_input(), "r"), (a, "a"), (b, "b")], n, |v| addmul_products(&v[0], &v[1], &v[2]))
 }
 
 /// r\[i\] += a\[i\]·b\[i\].

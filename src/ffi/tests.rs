@@ -283,3 +283,110 @@ fn zvec_and_gfpf_ptr_twins_round_trip() {
         gpmp_gfpf_free(f);
     }
 }
+
+/// n integers of at most `bits` bits for the batched products: random sizes and kinds, zeros, ±1,
+/// all-ones limbs (±(2^(64k) − 1)), powers of two, random signs.
+#[cfg(feature = "gpu-tests")]
+fn product_operands(rng: &mut Rng, n: usize, bits: u64) -> Vec<Mpz> {
+    (0..n)
+        .map(|i| {
+            let (neg, mag) = match i % 7 {
+                0 => (false, vec![]),
+                1 => (rng.below(2) == 1, vec![1]),
+                2 => (rng.below(2) == 1, vec![u64::MAX; bits.div_ceil(64) as usize]),
+                k => {
+                    let b = 1 + rng.below(bits);
+                    coef(rng, b, k as u64 % 3)
+                }
+            };
+            Mpz::from_coef(crate::int::IntRef::new(neg, &mag))
+        })
+        .collect()
+}
+
+/// `gpmp_mpz_mul_n` / `_addmul_n` and their `_ptr` twins on the GPU route (asserted) against GMP:
+/// one element, a few blocks, and batches of several staging chunks (2^20-element chunks at 1024
+/// bits, 2^15 at 4096); operands of up to 65,536 bits (the wide kernel); outputs fresh (grown) and
+/// already sized; r = a (array form) and r\[i\] = a\[i\] (pointer form); for addmul r is the
+/// accumulator in both forms.
+#[cfg(feature = "gpu-tests")]
+#[test]
+fn batched_products_on_the_gpu_match_gmp() {
+    use crate::ops::int::{mul_n, Products};
+    use crate::runtime::{self, Backend};
+    let _lock = crate::testing::backend_lock();
+    runtime::set_backend(Backend::Gpu).unwrap();
+    let mut rng = Rng(0x5eed_1234);
+    for &(n, ba, bb) in &[(1usize, 64u64, 64u64), (300, 1000, 700), (70_000, 4096, 4096), (5000, 1024, 1024), (9, 65_536, 1000)] {
+        let (a, b) = (product_operands(&mut rng, n, ba), product_operands(&mut rng, n, bb));
+        let (av, bv): (Vec<_>, Vec<_>) = (
+            a.iter().map(|z| crate::int::IntRef::new(z.neg(), z.mag())).collect(),
+            b.iter().map(|z| crate::int::IntRef::new(z.neg(), z.mag())).collect(),
+        );
+        let routed = runtime::install(|| mul_n(&av, &bv)).unwrap();
+        assert!(matches!(routed, Products::Device(_)), "{n} x {ba} bits: the GPU route");
+        drop(routed);
+        let mut want: Vec<Mpz> = (0..n).map(|_| Mpz::new()).collect();
+        let c = product_operands(&mut rng, n, ba + bb);
+        let mut want_add = copy(&c);
+        // SAFETY: initialised mpz_t throughout; arrays of n elements.
+        unsafe {
+            for i in 0..n {
+                gmp::mpz_mul(want[i].as_mut_ptr(), a[i].as_ptr(), b[i].as_ptr());
+                gmp::mpz_addmul(want_add[i].as_mut_ptr(), a[i].as_ptr(), b[i].as_ptr());
+            }
+            let what = format!("{n} x {ba}·{bb} bits");
+            for sized in [false, true] {
+                let fresh = || -> Vec<Mpz> {
+                    (0..n)
+                        .map(|_| {
+                            let mut z = Mpz::new();
+                            if sized {
+                                gmp::mpz_realloc2(z.as_mut_ptr(), ba + bb + 64);
+                            }
+                            z
+                        })
+                        .collect()
+                };
+                let mut r = fresh();
+                assert_eq!(gpmp_mpz_mul_n(r.as_mut_ptr().cast(), a.as_ptr().cast(), b.as_ptr().cast(), n), gpmp_status::GPMP_SUCCESS);
+                assert!(same(&r, &want), "mul_n {what}, sized {sized}");
+                let mut sr = Scattered::new(&fresh());
+                let (mut sa, mut sb) = (Scattered::new(&a), Scattered::new(&b));
+                let (pa, pb, mut pr) = (sa.ptrs(), sb.ptrs(), sr.ptrs());
+                assert_eq!(gpmp_mpz_mul_n_ptr(pr.as_mut_ptr(), pa.as_ptr().cast(), pb.as_ptr().cast(), n), gpmp_status::GPMP_SUCCESS);
+                assert!(same(&sr.logical(), &want), "mul_n_ptr {what}, sized {sized}");
+                assert!(same(&sa.logical(), &a) && same(&sb.logical(), &b), "mul_n_ptr changed an input");
+            }
+            // r = a: the array form and the pointer form.
+            let mut x = copy(&a);
+            assert_eq!(gpmp_mpz_mul_n(x.as_mut_ptr().cast(), x.as_ptr().cast(), b.as_ptr().cast(), n), gpmp_status::GPMP_SUCCESS);
+            assert!(same(&x, &want), "mul_n r = a, {what}");
+            let mut sx = Scattered::new(&a);
+            let mut px = sx.ptrs();
+            let pxc = px.clone();
+            let mut sb = Scattered::new(&b);
+            let pb = sb.ptrs();
+            assert_eq!(gpmp_mpz_mul_n_ptr(px.as_mut_ptr(), pxc.as_ptr().cast(), pb.as_ptr().cast(), n), gpmp_status::GPMP_SUCCESS);
+            assert!(same(&sx.logical(), &want), "mul_n_ptr r[i] = a[i], {what}");
+            // r += a·b, the accumulator r itself; then r = b (aliasing an operand too).
+            let mut r = copy(&c);
+            assert_eq!(gpmp_mpz_addmul_n(r.as_mut_ptr().cast(), a.as_ptr().cast(), b.as_ptr().cast(), n), gpmp_status::GPMP_SUCCESS);
+            assert!(same(&r, &want_add), "addmul_n {what}");
+            let mut sr = Scattered::new(&c);
+            let mut pr = sr.ptrs();
+            let (mut sa, mut sb) = (Scattered::new(&a), Scattered::new(&b));
+            let (pa, pb) = (sa.ptrs(), sb.ptrs());
+            assert_eq!(gpmp_mpz_addmul_n_ptr(pr.as_mut_ptr(), pa.as_ptr().cast(), pb.as_ptr().cast(), n), gpmp_status::GPMP_SUCCESS);
+            assert!(same(&sr.logical(), &want_add), "addmul_n_ptr {what}");
+            let mut y = copy(&b);
+            let mut want_y = copy(&b);
+            for i in 0..n {
+                gmp::mpz_addmul(want_y[i].as_mut_ptr(), a[i].as_ptr(), b[i].as_ptr());
+            }
+            assert_eq!(gpmp_mpz_addmul_n(y.as_mut_ptr().cast(), a.as_ptr().cast(), y.as_ptr().cast(), n), gpmp_status::GPMP_SUCCESS);
+            assert!(same(&y, &want_y), "addmul_n r = b, {what}");
+        }
+    }
+    runtime::set_backend(Backend::Auto).unwrap();
+}

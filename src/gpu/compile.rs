@@ -25,10 +25,11 @@ use crate::log::{log, Level};
 use crate::{Error, Result};
 use cudarc::driver::CudaModule;
 use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys, Ptx};
+use std::collections::HashMap;
 use std::ffi::{c_char, CStr, CString};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, TryLockError};
 use std::time::Instant;
 
 /// NVRTC options for `spec` on `arch` (e.g. "sm_90").
@@ -198,10 +199,7 @@ pub(crate) type Slot = Arc<Mutex<Option<Arc<CudaModule>>>>;
 /// asking for different modules compile them at the same time; threads asking for the same one
 /// wait for its first compile.
 pub fn module(dev: &Device, spec: &Spec) -> Result<Arc<CudaModule>> {
-    let slot: Slot = {
-        let mut mods = dev.modules.lock().unwrap_or_else(|e| e.into_inner());
-        Arc::clone(mods.entry(format!("{spec:?}")).or_default())
-    };
+    let slot = slot_of(dev, spec);
     let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(m) = &*slot {
         return Ok(Arc::clone(m));
@@ -225,6 +223,84 @@ pub fn module(dev: &Device, spec: &Spec) -> Result<Arc<CudaModule>> {
     });
     *slot = Some(Arc::clone(&m));
     Ok(m)
+}
+
+/// The slot of `spec`'s module on `dev` (created empty at first ask).
+fn slot_of(dev: &Device, spec: &Spec) -> Slot {
+    let mut mods = dev.modules.lock().unwrap_or_else(|e| e.into_inner());
+    Arc::clone(mods.entry(format!("{spec:?}")).or_default())
+}
+
+/// A compile started by [`ready_or_start`] and not yet seen loaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Background {
+    Running,
+    /// Failed: not started again (the calls that asked keep running on the CPU; a call that waits
+    /// for the module, under `Backend::Gpu`, compiles it itself and reports the error).
+    Failed,
+}
+
+/// The background compiles, by device ordinal and module.
+static BACKGROUND: Mutex<Option<HashMap<String, Background>>> = Mutex::new(None);
+
+/// Whether `spec`'s module is loaded on `dev`, without waiting: when it is not, and nobody is
+/// compiling it, its compile and load start on a thread of their own, and false is returned at once
+/// (the call that asked runs on the CPU meanwhile, under `Backend::Auto`). A module being compiled
+/// by a call that waits for it also answers false.
+pub fn ready_or_start(dev: &Arc<Device>, spec: &Spec) -> bool {
+    let key = format!("{}:{spec:?}", dev.ordinal);
+    let (d, sp, k) = (Arc::clone(dev), spec.clone(), key.clone());
+    ready_or_start_with(&slot_of(dev, spec), &BACKGROUND, &key, move || {
+        let run = move || {
+            let r = module(&d, &sp);
+            if let Err(e) = &r {
+                log(Level::Warn, "kernel load", || format!("{} {} (in the background): {e}", sp.source, spec_defines(&sp)));
+            }
+            background_done(&BACKGROUND, &k, r.is_ok());
+        };
+        std::thread::Builder::new().name("gpmp-compile".into()).spawn(run).is_ok()
+    })
+}
+
+/// [`ready_or_start`]'s state machine on a slot of any kind: true when `slot` holds a value; else
+/// false, after calling `spawn` (which starts the fill and later calls [`background_done`]; it
+/// returns false if it could not start) unless a fill is running (the slot is locked, or `jobs`
+/// records one under `key`) or has failed.
+fn ready_or_start_with<T>(
+    slot: &Mutex<Option<T>>,
+    jobs: &Mutex<Option<HashMap<String, Background>>>,
+    key: &str,
+    spawn: impl FnOnce() -> bool,
+) -> bool {
+    match slot.try_lock() {
+        Ok(g) if g.is_some() => return true,
+        Err(TryLockError::Poisoned(p)) if p.get_ref().is_some() => return true,
+        Err(TryLockError::WouldBlock) => return false,
+        _ => {}
+    }
+    {
+        let mut j = jobs.lock().unwrap_or_else(|e| e.into_inner());
+        let j = j.get_or_insert_with(HashMap::new);
+        if j.contains_key(key) {
+            return false;
+        }
+        j.insert(key.to_string(), Background::Running);
+    }
+    if !spawn() {
+        background_done(jobs, key, false);
+    }
+    false
+}
+
+/// Records the end of the background fill `key` (a success forgets it, a failure is kept).
+fn background_done(jobs: &Mutex<Option<HashMap<String, Background>>>, key: &str, ok: bool) {
+    let mut j = jobs.lock().unwrap_or_else(|e| e.into_inner());
+    let j = j.get_or_insert_with(HashMap::new);
+    if ok {
+        j.remove(key);
+    } else {
+        j.insert(key.to_string(), Background::Failed);
+    }
 }
 
 /// Milliseconds from `a` to `b`.
@@ -306,6 +382,62 @@ mod tests {
             }
             let _ = std::fs::remove_dir_all(&self.dir);
         }
+    }
+
+    /// The background compile's state machine on a plain slot: an empty idle slot starts one fill
+    /// and answers false; while it runs, false and nothing more started; once filled, true; a failed
+    /// fill (or one that could not start) is recorded and not started again.
+    #[test]
+    fn background_fills_start_once_and_failures_are_not_retried() {
+        use std::sync::atomic::AtomicBool;
+        use std::sync::Barrier;
+        let slot: Arc<Mutex<Option<u32>>> = Arc::new(Mutex::new(None));
+        let jobs: Arc<Mutex<Option<HashMap<String, Background>>>> = Arc::new(Mutex::new(None));
+        let spawns = Arc::new(AtomicUsize::new(0));
+        let (locked, release) = (Arc::new(Barrier::new(2)), Arc::new(Barrier::new(2)));
+        let handle: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
+        let start = || {
+            spawns.fetch_add(1, Ordering::SeqCst);
+            let (slot, jobs, locked, release) = (Arc::clone(&slot), Arc::clone(&jobs), Arc::clone(&locked), Arc::clone(&release));
+            *handle.lock().unwrap() = Some(std::thread::spawn(move || {
+                let mut g = slot.lock().unwrap();
+                locked.wait();
+                release.wait();
+                *g = Some(7);
+                drop(g);
+                background_done(&jobs, "m", true);
+            }));
+            true
+        };
+        // Empty and idle: starts the fill, answers false at once.
+        assert!(!ready_or_start_with(&slot, &jobs, "m", start));
+        locked.wait();
+        // While it runs (slot locked): false, nothing started again.
+        assert!(!ready_or_start_with(&slot, &jobs, "m", || panic!("started twice")));
+        release.wait();
+        handle.lock().unwrap().take().unwrap().join().unwrap();
+        // Filled: true, and the job is forgotten.
+        assert!(ready_or_start_with(&slot, &jobs, "m", || panic!("filled")));
+        assert_eq!(spawns.load(Ordering::SeqCst), 1);
+        assert!(jobs.lock().unwrap().as_ref().unwrap().is_empty());
+        // A failed fill is recorded and not started again; a fill that cannot start counts as failed.
+        let empty: Mutex<Option<u32>> = Mutex::new(None);
+        let failed = AtomicBool::new(false);
+        assert!(!ready_or_start_with(&empty, &jobs, "f", || {
+            failed.store(true, Ordering::SeqCst);
+            false
+        }));
+        assert!(failed.load(Ordering::SeqCst));
+        assert_eq!(jobs.lock().unwrap().as_ref().unwrap().get("f"), Some(&Background::Failed));
+        assert!(!ready_or_start_with(&empty, &jobs, "f", || panic!("a failed fill is not retried")));
+        // Job records are per key.
+        let other: Mutex<Option<u32>> = Mutex::new(None);
+        let started = AtomicBool::new(false);
+        assert!(!ready_or_start_with(&other, &jobs, "g", || {
+            started.store(true, Ordering::SeqCst);
+            true
+        }));
+        assert!(started.load(Ordering::SeqCst));
     }
 
     /// An entry reads back only under its own key, and a damaged one reads as absent.

@@ -1,7 +1,7 @@
-//! Host staging shared by the engines: the process's pinned buffer (one, reused; a call that finds it
-//! busy gets pageable memory), through which a call's inputs go up and its results come down. DMA
-//! from and to pinned memory runs at the bus's rate and asynchronously, so that host work on one
-//! piece overlaps the copy of another.
+//! Host staging shared by the engines: the process's pinned buffers (a few, reused; a call that
+//! finds none free gets pageable memory), through which a call's inputs go up and its results come
+//! down. DMA from and to pinned memory runs at the bus's rate and asynchronously, so that host work
+//! on one piece overlaps the copy of another (a pipelined call holds two or three at once).
 use crate::gpu::device::Device;
 use crate::gpu::driver_err;
 use crate::Result;
@@ -10,12 +10,14 @@ use std::sync::{Mutex, OnceLock};
 
 /// Largest pinned staging buffer kept (1 GiB); larger products use pageable memory.
 const STAGING_MAX_WORDS: usize = 1 << 27;
+/// Pinned buffers in use or kept at once.
+const STAGING_BUFFERS: usize = 4;
 
-/// The process's pinned staging buffer (one; a call that finds it busy uses pageable memory).
+/// The process's pinned staging buffers: those free, and how many are lent.
 #[derive(Default)]
 struct Staging {
-    buf: Option<PinnedHostSlice<u64>>,
-    busy: bool,
+    free: Vec<PinnedHostSlice<u64>>,
+    lent: usize,
 }
 
 fn staging() -> &'static Mutex<Staging> {
@@ -23,8 +25,8 @@ fn staging() -> &'static Mutex<Staging> {
     S.get_or_init(Default::default)
 }
 
-/// Host memory for `len` words: the pinned staging buffer (grown to a power of two) if free, else a
-/// pageable vector. The pinned buffer goes back to [`staging`] on drop.
+/// Host memory for `len` words: a pinned staging buffer (grown to a power of two) if one is free,
+/// else a pageable vector. The pinned buffer goes back to [`staging`] on drop.
 pub(crate) enum Host {
     Pinned(Option<PinnedHostSlice<u64>>),
     Pageable(Vec<u64>),
@@ -38,11 +40,18 @@ impl Host {
         }
         let mut buf = {
             let mut st = staging().lock().unwrap_or_else(|e| e.into_inner());
-            if st.busy {
+            if st.lent >= STAGING_BUFFERS {
                 return pageable();
             }
-            st.busy = true;
-            st.buf.take()
+            st.lent += 1;
+            // The smallest free buffer that fits on this context; else a new one, in place of the
+            // smallest free one when the pool is full.
+            st.free.sort_by_key(|s| s.len());
+            match st.free.iter().position(|s| s.context() == &dev.ctx && s.len() >= len) {
+                Some(k) => Some(st.free.remove(k)),
+                None if st.free.len() + st.lent > STAGING_BUFFERS => Some(st.free.remove(0)),
+                None => None,
+            }
         };
         if buf.as_ref().is_some_and(|s| s.context() != &dev.ctx || s.len() < len) {
             buf = None;
@@ -53,7 +62,7 @@ impl Host {
             match unsafe { dev.ctx.alloc_pinned_with_flags::<u64>(len.next_power_of_two(), 0) } {
                 Ok(s) => buf = Some(s),
                 Err(_) => {
-                    staging().lock().unwrap_or_else(|e| e.into_inner()).busy = false;
+                    staging().lock().unwrap_or_else(|e| e.into_inner()).lent -= 1;
                     return pageable();
                 }
             }
@@ -73,8 +82,12 @@ impl Drop for Host {
     fn drop(&mut self) {
         if let Host::Pinned(s) = self {
             let mut st = staging().lock().unwrap_or_else(|e| e.into_inner());
-            st.buf = s.take();
-            st.busy = false;
+            st.lent -= 1;
+            st.free.extend(s.take());
+            while st.free.len() + st.lent > STAGING_BUFFERS {
+                st.free.sort_by_key(|s| s.len());
+                st.free.remove(0);
+            }
         }
     }
 }

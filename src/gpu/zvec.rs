@@ -16,17 +16,19 @@
 use super::compile;
 use super::device::{self, Device};
 use super::kernels::{Kernel, Spec};
+use super::staging::Host;
 use super::{driver_err, shield};
-use crate::int::limbs_for_bits;
+use crate::int::{limbs_for_bits, pack_word_major, IntRef};
 use crate::log::{log, Level};
 use crate::runtime::sync_calls;
 use crate::tuning::{
     GPU_ZVEC_MULC_MIN_BLOCKS_PER_SM, GPU_ZVEC_MULW_CHUNK_LIMBS, GPU_ZVEC_MULW_MIN_BLOCKS_PER_SM, GPU_ZVEC_MULW_MIN_LIMBS,
-    GPU_ZVEC_MULW_UNIT, GPU_ZVEC_MUL_ACCUMULATORS, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM, GPU_ZVEC_PREFETCH,
+    GPU_ZVEC_MULW_UNIT, GPU_ZVEC_MUL_ACCUMULATORS, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM, GPU_ZVEC_PREFETCH, GPU_ZVEC_STAGE_WORDS,
 };
 use crate::{invalid, Error, Result};
 use cudarc::driver::CudaEvent;
 use cudarc::driver::{result, sys, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
@@ -503,6 +505,265 @@ impl DevVec {
             "zvec synchronize",
             shield("cuStreamSynchronize", || self.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e))),
         )
+    }
+}
+
+/// Largest operand (limbs) of the batched products from host memory ([`Products`]): one thread
+/// multiplies one pair, so that beyond this a product belongs to the big-integer engines.
+pub const PRODUCTS_MAX_LIMBS: usize = 1024;
+
+/// Whether the kernels of [`Products`] for operands of at most `la` and `lb` limbs (with an addend:
+/// `addend`) are loaded on the current device; when not, their compilation is started in the
+/// background (`compile::ready_or_start`) and false returned at once. False without a device.
+pub fn products_ready(la: usize, lb: usize, addend: bool) -> bool {
+    let Ok(dev) = device::current() else { return false };
+    let (spec, _, _) = mul_kernel(la.max(lb).max(1));
+    let mul = compile::ready_or_start(&dev, &spec);
+    let add = !addend || compile::ready_or_start(&dev, &addsub_spec());
+    mul && add
+}
+
+/// r\[i\] = c\[i\] + a\[i\]·b\[i\] (or a\[i\]·b\[i\] without c) for operands in host memory, computed
+/// chunk by chunk: the operands of a chunk are packed word-major (in parallel) into one of two
+/// pinned staging buffers while the previous chunk uploads and its product runs, all on the zvec
+/// stream; the results stay on the device until [`Products::chunk`] downloads them (two pinned
+/// buffers: chunk k + 1 downloads while the caller reads chunk k). Every result has `lr` limbs
+/// (la + lb, or max(lc, la + lb) + 1 with an addend; L the longest operand of each array).
+/// [`Products::start`] reads the operands and nothing after, so the caller may reuse their memory
+/// (grow outputs that alias them) once it returns.
+pub struct Products {
+    n: usize,
+    chunk: usize,
+    lr: usize,
+    dev: Arc<Device>,
+    stream: Arc<CudaStream>,
+    results: Vec<DevVec>,
+    /// Recorded after the last kernel: [`Products::chunk`] waits for it once, so that a kernel's
+    /// failure is seen before any result is read.
+    computed: Option<CudaEvent>,
+    out: [Option<Host>; 2],
+    /// One event per queued download, recorded after it.
+    downloads: Vec<CudaEvent>,
+    stages: crate::log::Stages,
+}
+
+/// The results of one chunk in host memory (word-major, `lr` limbs an element).
+pub struct Chunk<'a> {
+    start: usize,
+    n: usize,
+    data: &'a [u64],
+    neg: &'a [u8],
+}
+
+impl Chunk<'_> {
+    /// The elements of the batch this chunk holds.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.start + self.n
+    }
+
+    /// Element `i` of the batch (in [`Chunk::range`]): its limbs written into `out` (at least as
+    /// many as its value needs; the limbs above them are zero), returns (sign, normalized length).
+    pub fn get(&self, i: usize, out: &mut [u64]) -> (bool, usize) {
+        let t = i - self.start;
+        let lr = self.data.len() / self.n.max(1);
+        let take = out.len().min(lr);
+        let len = crate::int::read_word_major(self.data, self.n, t, &mut out[..take]);
+        (self.neg[t] != 0 && len > 0, len)
+    }
+}
+
+/// The limbs (n·l words, then n sign bytes) of a staging buffer of at least n·l + ⌈n/8⌉ words.
+fn carve(buf: &mut [u64], n: usize, l: usize) -> (&mut [u64], &mut [u8]) {
+    let (words, rest) = buf.split_at_mut(n * l);
+    assert!(8 * rest.len() >= n, "staging of {} words for {n}·{l}", n * l + rest.len());
+    // SAFETY: u8 has no invalid bit patterns and alignment 1; the n bytes lie inside `rest`.
+    let signs = unsafe { std::slice::from_raw_parts_mut(rest.as_mut_ptr().cast::<u8>(), n) };
+    (words, signs)
+}
+
+impl Products {
+    /// Packs, uploads and multiplies every chunk (see [`Products`]); a.len() = b.len() (= c.len())
+    /// = n, every operand of at most [`PRODUCTS_MAX_LIMBS`] limbs. Call it inside gpmp's pool.
+    pub fn start(c: Option<&[IntRef]>, a: &[IntRef], b: &[IntRef]) -> Result<Products> {
+        let n = a.len();
+        let longest = |x: &[IntRef]| x.par_iter().map(|v| v.mag.len()).max().unwrap_or(0).max(1);
+        let (la, lb, lc) = (longest(a), longest(b), c.map_or(0, longest));
+        if b.len() != n || c.is_some_and(|c| c.len() != n) || la.max(lb) > PRODUCTS_MAX_LIMBS {
+            return Err(Error::Internal(format!("batched products of {n} elements, {la} and {lb} limbs")));
+        }
+        let lp = la + lb;
+        let lr = if c.is_some() { lc.max(lp) + 1 } else { lp };
+        let mut stages = crate::log::Stages::new("mpz products", || format!("n = {n}, {la}·{lb} limbs, addend {lc} limbs"));
+        let dev = attributed("mpz products", device::current())?;
+        let stream = attributed("mpz products", stream(&dev))?;
+        let per = la + lb + lc;
+        let chunk = (GPU_ZVEC_STAGE_WORDS / per.max(lr)).max(NT as usize).min(n.max(1));
+        let chunks = n.div_ceil(chunk);
+        let in_words = per * chunk + (3 * chunk).div_ceil(8);
+        let mut inb = [Host::get(&dev, in_words)?, Host::get(&dev, in_words)?];
+        stages.mark("staging");
+        let mut uploaded: [Option<CudaEvent>; 2] = [None, None];
+        let mut results = Vec::with_capacity(chunks);
+        let mut p =
+            Products { n, chunk, lr, dev, stream, results: Vec::new(), computed: None, out: [None, None], downloads: Vec::new(), stages };
+        for k in 0..chunks {
+            crate::interrupt::checkpoint()?;
+            let r = k * chunk..((k + 1) * chunk).min(n);
+            let m = r.len();
+            if let Some(ev) = uploaded[k % 2].take() {
+                waited("mpz products", shield("cuEventSynchronize", || ev.synchronize().map_err(|e| driver_err("cuEventSynchronize", e))))?;
+            }
+            p.stages.mark("upload wait");
+            let buf = inb[k % 2].slice()?;
+            let (words, rest) = buf.split_at_mut(per * m);
+            let (wa, rest_w) = words.split_at_mut(la * m);
+            let (wb, wc) = rest_w.split_at_mut(lb * m);
+            let (_, signs) = carve(rest, 3 * m, 0);
+            let (sa, rest_s) = signs.split_at_mut(m);
+            let (sb, sc) = rest_s.split_at_mut(m);
+            let (ra, rb) = (&a[r.clone()], &b[r.clone()]);
+            let rc = c.map(|c| &c[r.clone()]);
+            let (pa, (pb, pc)) = rayon::join(
+                || pack_word_major(ra, la, wa, sa),
+                || rayon::join(|| pack_word_major(rb, lb, wb, sb), || rc.map_or(Ok(()), |rc| pack_word_major(rc, lc, wc, sc))),
+            );
+            pa.and(pb).and(pc)?;
+            p.stages.mark("host pack");
+            let alloc = |l: usize| attributed("mpz products", DevVec::alloc(Arc::clone(&p.dev), m, 64 * l as u64));
+            let (da, db) = (alloc(la)?, alloc(lb)?);
+            let dc = if c.is_some() { Some(alloc(lc)?) } else { None };
+            let ev = attributed(
+                "mpz products",
+                shield("mpz products upload", || {
+                    let cs = p.stream.cu_stream();
+                    p.stream.context().bind_to_thread().map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+                    for (d, w, s) in [(Some(&da), &*wa, &*sa), (Some(&db), &*wb, &*sb), (dc.as_ref(), &*wc, &*sc)] {
+                        let Some(d) = d else { continue };
+                        let (dd, ds, _) = d.ptrs();
+                        // SAFETY: d holds m·L words and m sign bytes; the pinned source is not
+                        // written again before the event recorded below completes.
+                        unsafe {
+                            result::memcpy_htod_async(dd, w, cs).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+                            result::memcpy_htod_async(ds, s, cs).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+                        }
+                    }
+                    p.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).map_err(|e| driver_err("cuEventRecord", e))
+                }),
+            )?;
+            uploaded[k % 2] = Some(ev);
+            let prod = DevVec::mul(&da, &db, 64 * lp as u64)?;
+            results.push(match &dc {
+                Some(dc) => DevVec::add_sub(&prod, dc, false, 64 * lr as u64)?,
+                None => prod,
+            });
+            p.stages.mark("queue");
+        }
+        p.results = results;
+        p.computed = Some(attributed(
+            "mpz products",
+            shield("cuEventRecord", || {
+                p.stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).map_err(|e| driver_err("cuEventRecord", e))
+            }),
+        )?);
+        // The staging buffers go back to the pool only after their last upload.
+        for ev in uploaded.into_iter().flatten() {
+            waited("mpz products", shield("cuEventSynchronize", || ev.synchronize().map_err(|e| driver_err("cuEventSynchronize", e))))?;
+        }
+        drop(inb);
+        p.stages.mark("upload wait");
+        Ok(p)
+    }
+
+    /// Elements of the batch.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Limbs of every result.
+    pub fn result_limbs(&self) -> usize {
+        self.lr
+    }
+
+    /// Chunks of the batch.
+    pub fn chunks(&self) -> usize {
+        self.results.len()
+    }
+
+    /// Queues the download of the next chunk into its output buffer (chunk k into buffer k mod 2,
+    /// which chunk k − 2 held: the caller has finished reading it).
+    fn queue_next(&mut self) -> Result<()> {
+        let k = self.downloads.len();
+        let r = &self.results[k];
+        let (m, lr) = (r.len(), self.lr);
+        if self.out[k % 2].is_none() {
+            self.out[k % 2] = Some(Host::get(&self.dev, self.chunk * lr + self.chunk.div_ceil(8))?);
+        }
+        let host = self.out[k % 2].as_mut().expect("allocated");
+        let (words, signs) = carve(host.slice()?, m, lr);
+        let (rd, rs, _) = r.ptrs();
+        let stream = &self.stream;
+        let ev = attributed(
+            "mpz products",
+            shield("mpz products download", || {
+                let cs = stream.cu_stream();
+                stream.context().bind_to_thread().map_err(|e| driver_err("cuCtxSetCurrent", e))?;
+                // SAFETY: r holds m·lr words and m sign bytes; the pinned destination is read only
+                // after the event recorded below completes, and kept until then (Drop waits).
+                unsafe {
+                    result::memcpy_dtoh_async(words, rd, cs).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+                    result::memcpy_dtoh_async(signs, rs, cs).map_err(|e| driver_err("cuMemcpyDtoH", e))?;
+                }
+                stream.record_event(Some(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING)).map_err(|e| driver_err("cuEventRecord", e))
+            }),
+        )?;
+        self.downloads.push(ev);
+        Ok(())
+    }
+
+    /// Queues the downloads of the first two chunks (call it before work on the host that the
+    /// transfers may overlap).
+    pub fn prefetch(&mut self) -> Result<()> {
+        while self.downloads.len() < self.chunks().min(2) {
+            self.queue_next()?;
+        }
+        Ok(())
+    }
+
+    /// Chunk k's results in host memory (chunks in order, each read before the next is asked for).
+    /// The first call waits for every product, so that a kernel's failure is an error here, before
+    /// any result is read; chunk k + 1's download is queued before this returns.
+    pub fn chunk(&mut self, k: usize) -> Result<Chunk<'_>> {
+        if let Some(ev) = self.computed.take() {
+            waited("mpz products", shield("cuEventSynchronize", || ev.synchronize().map_err(|e| driver_err("cuEventSynchronize", e))))?;
+            self.stages.mark("kernels wait");
+        }
+        while self.downloads.len() < self.chunks().min(k + 2) {
+            self.queue_next()?;
+        }
+        let ev = &self.downloads[k];
+        waited("mpz products", shield("cuEventSynchronize", || ev.synchronize().map_err(|e| driver_err("cuEventSynchronize", e))))?;
+        self.stages.mark("download wait");
+        let m = self.results[k].len();
+        let (start, lr) = (k * self.chunk, self.lr);
+        let host = self.out[k % 2].as_mut().expect("queued");
+        let (data, neg) = carve(host.slice()?, m, lr);
+        Ok(Chunk { start, n: m, data, neg })
+    }
+
+    /// Marks the end of the caller's host stage `stage` in this call's stage timers.
+    pub fn mark(&mut self, stage: &'static str) {
+        self.stages.mark(stage);
+    }
+}
+
+impl Drop for Products {
+    fn drop(&mut self) {
+        // The pinned output buffers may still be a queued download's destination.
+        let _ = shield("cuStreamSynchronize", || self.stream.synchronize().map_err(|e| driver_err("cuStreamSynchronize", e)));
     }
 }
 

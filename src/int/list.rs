@@ -1,7 +1,7 @@
 //! Variable-size list of signed integers in one allocation, the output of the element-wise batch
 //! kernels ([`super::batch`]), whose elements may differ in size (ZSlab's fixed stride would waste
 //! memory on mixed sizes).
-use super::{normalized, try_zeroed, IntRef};
+use super::{normalized, try_zeroed, try_zeroed_words, IntRef};
 use crate::{Error, Result};
 use rayon::prelude::*;
 
@@ -33,7 +33,9 @@ impl Row<'_> {
 }
 
 impl ZList {
-    /// Zeros whose slots hold `caps[i]` limbs (fallible).
+    /// Zeros whose slots hold `caps[i]` limbs (fallible). The limbs come from zero-initialised memory
+    /// ([`try_zeroed_words`]): nothing is written now, and the pages are zeroed by the kernel where
+    /// the workers that fill the rows first touch them, in parallel, not on the calling thread.
     pub fn zeros(caps: impl ExactSizeIterator<Item = usize>) -> Result<Self> {
         let mut off: Vec<usize> = try_zeroed(caps.len() + 1)?;
         for (i, c) in caps.enumerate() {
@@ -41,7 +43,7 @@ impl ZList {
         }
         let total = *off.last().unwrap_or(&0);
         let len = off.len() - 1;
-        Ok(ZList { off, mag: try_zeroed(total)?, neg: try_zeroed(len)?, size: try_zeroed(len)? })
+        Ok(ZList { off, mag: try_zeroed_words(total)?, neg: try_zeroed(len)?, size: try_zeroed(len)? })
     }
 
     /// The list of the given integers (one exact slot each).

@@ -24,6 +24,7 @@ pub mod pack;
 mod powm;
 mod shifted_sum;
 mod slab;
+mod word_major;
 
 pub use alloc::{try_zeroed, try_zeroed_words};
 pub use div::{div_rem_mag, rem_by_gmp, Divisor};
@@ -35,6 +36,7 @@ pub use pack::{pack_signed, unpack_signed};
 pub use powm::{PowmModulus, PowmReduction, PowmScratch};
 pub use shifted_sum::sum_shifted;
 pub use slab::{add_assign_signed, negate_in_place, RowsMut, ZSlab};
+pub use word_major::{pack_word_major, read_word_major};
 
 /// Bits per limb.
 pub const LIMB_BITS: u64 = 64;

@@ -1,12 +1,17 @@
-//! Integer operations with a GPU path: one big product ([`mul_mag_start`]) and batched modular
-//! multiplication and exponentiation over views ([`mulmod_n`], [`powm_n`]).
-use super::route::{on_gpu, route, Op, Where};
+//! Integer operations with a GPU path: one big product ([`mul_mag_start`]), batched products
+//! ([`mul_n`], [`addmul_n`]) and batched modular multiplication and exponentiation over views
+//! ([`mulmod_n`], [`powm_n`]).
+use super::route::{on_gpu, route, route_when_ready, Op, Where};
 use super::zvec::ZVec;
+use crate::gpu::zvec::{self as gpu_zvec, PRODUCTS_MAX_LIMBS};
 use crate::gpu::{batch as gpu_batch, ntt_mul};
 use crate::int::{batch, mag_bits, max_bits, mul_mag, IntRef, ZList};
 use crate::runtime::{self, Backend};
 use crate::tuning::INT_MUL_NTT_MIN_LIMBS;
-use crate::Result;
+use crate::{Error, Result};
+use rayon::prelude::*;
+
+pub use crate::gpu::zvec::Chunk as ProductChunk;
 
 /// |a|·|b| (a.len() + b.len() limbs) where it was computed.
 pub enum MagProduct {
@@ -33,6 +38,95 @@ pub fn mul_mag_start(a: &[u64], b: &[u64]) -> Result<MagProduct> {
         }
     }
     Ok(MagProduct::Host(mul_mag(a, b)?))
+}
+
+/// The results of a batch of products, where they were computed.
+pub enum Products {
+    /// In host memory, each slot sized by the bound of [`batch`].
+    Host(ZList),
+    /// On the device, downloaded chunk by chunk.
+    Device(DeviceProducts),
+}
+
+/// Batched products on the device ([`gpu_zvec::Products`]), with the limbs each result may need.
+/// The operands were read when it was made, and are not read again: the caller may grow outputs
+/// that alias them.
+pub struct DeviceProducts {
+    job: gpu_zvec::Products,
+    need: Vec<usize>,
+}
+
+impl DeviceProducts {
+    /// Limbs result i may need (the bound of [`batch`]: la + lb, or max(lc, la + lb) + 1), taken out.
+    pub fn take_need(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.need)
+    }
+
+    /// Queues the first downloads (before host work they may overlap).
+    pub fn prefetch(&mut self) -> Result<()> {
+        self.job.prefetch()
+    }
+
+    pub fn chunks(&self) -> usize {
+        self.job.chunks()
+    }
+
+    /// Chunk k in host memory (in order; see [`gpu_zvec::Products::chunk`]).
+    pub fn chunk(&mut self, k: usize) -> Result<ProductChunk<'_>> {
+        self.job.chunk(k)
+    }
+
+    /// Ends the caller's stage `stage` in the call's stage timers.
+    pub fn mark(&mut self, stage: &'static str) {
+        self.job.mark(stage)
+    }
+}
+
+/// r\[i\] = a\[i\]·b\[i\]: on the GPU ([`gpu_zvec::Products`]) when [`route`] says so for the
+/// batch (its AUTO rule reads the longest operand; a cold process serves on the CPU while the
+/// kernels compile in the background), else [`batch::mul`]. Under `Backend::Auto` a device failure
+/// before anything was written falls back to the CPU. Call it inside gpmp's pool.
+pub fn mul_n(a: &[IntRef], b: &[IntRef]) -> Result<Products> {
+    products(None, a, b)
+}
+
+/// r\[i\] = c\[i\] + a\[i\]·b\[i\], placed as [`mul_n`] ([`batch::addmul`] on the CPU).
+pub fn addmul_n(c: &[IntRef], a: &[IntRef], b: &[IntRef]) -> Result<Products> {
+    products(Some(c), a, b)
+}
+
+fn products(c: Option<&[IntRef]>, a: &[IntRef], b: &[IntRef]) -> Result<Products> {
+    let n = match c {
+        Some(c) => batch::check_lens("addmul", &[c.len(), a.len(), b.len()])?,
+        None => batch::check_lens("mul", &[a.len(), b.len()])?,
+    };
+    let longest = |x: &[IntRef]| x.par_iter().map(|v| v.mag.len()).max().unwrap_or(0);
+    let (la, lb) = (longest(a), longest(b));
+    let limbs = la.max(lb);
+    if n > 0
+        && limbs <= PRODUCTS_MAX_LIMBS
+        && route_when_ready(Op::MpzMulN { limbs: limbs as u64 }, n as u64, || gpu_zvec::products_ready(la, lb, c.is_some()))? == Where::Gpu
+    {
+        let mut need = Vec::new();
+        need.try_reserve_exact(n).map_err(|_| Error::OutOfMemory(format!("result sizes of {n} products")))?;
+        (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let p = a[i].mag.len() + b[i].mag.len();
+                c.map_or(p, |c| c[i].mag.len().max(p) + 1)
+            })
+            .collect_into_vec(&mut need);
+        match gpu_zvec::Products::start(c, a, b) {
+            Ok(job) => return Ok(Products::Device(DeviceProducts { job, need })),
+            Err(e @ Error::Interrupted(_)) => return Err(e),
+            Err(_) if runtime::backend() == Backend::Auto => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(Products::Host(match c {
+        Some(c) => batch::addmul(c, a, b)?,
+        None => batch::mul(a, b)?,
+    }))
 }
 
 /// r\[i\] = a\[i\]·b\[i\] mod m (m > 1; results in \[0, m)): on the GPU ([`gpu_batch`]) for an odd m the
@@ -116,5 +210,61 @@ mod tests {
             MagProduct::Host(p) => assert_eq!(p, mul_mag(&x, &x).unwrap()),
             MagProduct::Device(_) => assert!(runtime::gpu_available()),
         }
+    }
+
+    /// The child of [`a_cold_process_serves_products_on_the_cpu_while_compiling`]: under AUTO, in
+    /// a fresh process with an empty kernel cache, the first batch large enough for the GPU is served
+    /// on the CPU at once while its kernel compiles in the background; once it is loaded the same
+    /// batch runs on the device; both equal the CPU kernels.
+    #[cfg(feature = "gpu-tests")]
+    #[test]
+    #[ignore = "needs a fresh process: run by a_cold_process_serves_products_on_the_cpu_while_compiling"]
+    fn cold_products_child() {
+        use crate::tuning::MPZ_MUL_N_GPU_MIN_N;
+        use std::time::{Duration, Instant};
+        assert_eq!(runtime::backend(), Backend::Auto);
+        crate::gpu::device::current().unwrap(); // the CUDA context, which every GPU call needs first
+        let mut rng = Rng(11);
+        let n = MPZ_MUL_N_GPU_MIN_N.max(1 << 14) as usize;
+        let (a, b): (Vec<Coef>, Vec<Coef>) =
+            ((0..n).map(|i| coef(&mut rng, 1024, i as u64 % 4)).collect(), (0..n).map(|i| coef(&mut rng, 1000, i as u64 % 3)).collect());
+        let (av, bv) = (views(&a), views(&b));
+        let want = batch::mul(&av, &bv).unwrap();
+        let t = Instant::now();
+        let first = runtime::install(|| mul_n(&av, &bv)).unwrap();
+        let first_ms = t.elapsed().as_secs_f64() * 1e3;
+        match first {
+            Products::Host(h) => assert_eq!(h.views(), want.views()),
+            Products::Device(_) => panic!("a cold process waited for the compile"),
+        }
+        assert!(first_ms < 1000.0, "the first call took {first_ms:.1} ms");
+        let t = Instant::now();
+        while !gpu_zvec::products_ready(16, 16, false) {
+            assert!(t.elapsed() < Duration::from_secs(120), "the background compile did not finish");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let ready_s = t.elapsed().as_secs_f64();
+        let Products::Device(mut job) = runtime::install(|| mul_n(&av, &bv)).unwrap() else { panic!("the loaded kernel is not used") };
+        let mut out = vec![0u64; 32];
+        for k in 0..job.chunks() {
+            let ch = job.chunk(k).unwrap();
+            for i in ch.range() {
+                let (neg, len) = ch.get(i, &mut out);
+                assert_eq!(IntRef::new(neg, &out[..len]), want.get(i), "element {i}");
+            }
+        }
+        println!("cold products: first call {first_ms:.1} ms on the CPU, kernel ready {ready_s:.2} s later, then on the GPU");
+    }
+
+    /// See [`cold_products_child`].
+    #[cfg(feature = "gpu-tests")]
+    #[test]
+    fn a_cold_process_serves_products_on_the_cpu_while_compiling() {
+        let dir = std::env::temp_dir().join(format!("gpmp-cold-products-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let env = [("XDG_CACHE_HOME", dir.to_str().unwrap()), ("GPMP_BACKEND", "auto"), ("GPMP_KERNEL_CACHE", "on"), ("GPMP_LOG", "debug")];
+        let out = crate::testing::run_in_child("ops::int::tests::cold_products_child", &env);
+        assert!(out.contains("cold products: first call") && out.contains("compiled by NVRTC"), "{out}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

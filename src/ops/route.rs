@@ -32,6 +32,8 @@ pub enum Op {
     GfpfElementwise,
     /// Where a new zvec is stored; size: words.
     Zvec,
+    /// Batched products (and r + a·b) over mpz arrays; size: elements; `limbs`: the longest operand.
+    MpzMulN { limbs: u64 },
     /// Batched mulmod over mpz arrays; size: elements.
     MpzMulmodN,
     /// Batched powm over mpz arrays; size: elements; `work`: the average bits(m)²·bits(e).
@@ -58,6 +60,7 @@ impl Op {
             Op::GfpfDft => reaches(size, GFPF_DFT_GPU_MIN_N),
             Op::GfpfElementwise => reaches(size, GFPF_ELEMENTWISE_GPU_MIN_N),
             Op::Zvec => reaches(size, ZVEC_GPU_MIN_WORDS),
+            Op::MpzMulN { limbs } => reaches(size, MPZ_MUL_N_GPU_MIN_N) && limbs <= MPZ_MUL_N_GPU_MAX_LIMBS,
             Op::MpzMulmodN => reaches(size, MPZ_MULMOD_N_GPU_MIN_N),
             Op::MpzPowmN { work } => reaches(size, MPZ_POWM_N_GPU_MIN_N) && reaches(work, MPZ_POWM_N_GPU_MIN_WORK),
         }
@@ -87,6 +90,22 @@ pub fn route_on(backend: Backend, op: Op, size: u64) -> Result<Where> {
     })
 }
 
+/// [`route`] for a call whose kernels may not be loaded yet: under `Backend::Auto`, when the GPU
+/// would serve, `ready()` (the engine's non-blocking "loaded, or start compiling in the background")
+/// is asked, and the call runs on the CPU while it answers false, so that a cold process never
+/// waits for a compile under AUTO. `Backend::Gpu` does not ask: the call waits for its kernels.
+pub fn route_when_ready(op: Op, size: u64, ready: impl FnOnce() -> bool) -> Result<Where> {
+    route_when_ready_on(runtime::backend(), op, size, ready)
+}
+
+/// [`route_when_ready`] under a given backend.
+pub fn route_when_ready_on(backend: Backend, op: Op, size: u64, ready: impl FnOnce() -> bool) -> Result<Where> {
+    Ok(match route_on(backend, op, size)? {
+        Where::Gpu if backend == Backend::Auto && !ready() => Where::Cpu,
+        w => w,
+    })
+}
+
 /// Whether a call of `op` of `size` runs on the GPU under the current backend.
 pub fn on_gpu(op: Op, size: u64) -> Result<bool> {
     Ok(route(op, size)? == Where::Gpu)
@@ -108,6 +127,7 @@ mod tests {
             Op::GfpfDft,
             Op::Zvec,
             Op::MpzPowmN { work: u64::MAX },
+            Op::MpzMulN { limbs: 1 },
         ] {
             assert_eq!(route_on(Backend::Cpu, op, u64::MAX - 1).unwrap(), Where::Cpu, "{op:?}");
         }
@@ -118,9 +138,41 @@ mod tests {
         assert!(!Op::NmodTree.gpu_wins(NMOD_TREE_GPU_MIN_N - 1) && Op::NmodTree.gpu_wins(NMOD_TREE_GPU_MIN_N));
         assert!(!Op::MpzPowmN { work: MPZ_POWM_N_GPU_MIN_WORK - 1 }.gpu_wins(1 << 20));
         assert!(Op::MpzPowmN { work: MPZ_POWM_N_GPU_MIN_WORK }.gpu_wins(MPZ_POWM_N_GPU_MIN_N));
+        assert!(Op::MpzMulN { limbs: MPZ_MUL_N_GPU_MAX_LIMBS }.gpu_wins(MPZ_MUL_N_GPU_MIN_N));
+        assert!(!Op::MpzMulN { limbs: MPZ_MUL_N_GPU_MAX_LIMBS + 1 }.gpu_wins(u64::MAX));
+        assert!(!Op::MpzMulN { limbs: 1 }.gpu_wins(MPZ_MUL_N_GPU_MIN_N - 1));
         if !runtime::gpu_available() {
             assert_eq!(route_on(Backend::Auto, Op::ZpolyMul, u64::MAX).unwrap(), Where::Cpu);
             assert!(matches!(route_on(Backend::Gpu, Op::ZpolyMul, 0), Err(crate::Error::NoCudaDevice(_))));
+        }
+    }
+
+    /// AUTO asks whether the kernels are loaded only where the GPU would serve, and serves on the
+    /// CPU while they are not; the CPU backend never asks; the GPU backend never asks (it waits).
+    #[test]
+    fn auto_serves_on_the_cpu_while_kernels_compile() {
+        let op = Op::MpzMulN { limbs: 4 };
+        let asked = std::cell::Cell::new(0);
+        let ready = |r: bool| {
+            let asked = &asked;
+            move || {
+                asked.set(asked.get() + 1);
+                r
+            }
+        };
+        assert_eq!(route_when_ready_on(Backend::Cpu, op, u64::MAX - 1, ready(true)).unwrap(), Where::Cpu);
+        assert_eq!(route_when_ready_on(Backend::Auto, op, 0, ready(true)).unwrap(), Where::Cpu);
+        assert_eq!(asked.get(), 0, "no question where the CPU serves anyway");
+        let big = MPZ_MUL_N_GPU_MIN_N.max(1 << 20);
+        assert_eq!(route_when_ready_on(Backend::Auto, op, big, ready(false)).unwrap(), Where::Cpu);
+        if runtime::gpu_available() {
+            assert_eq!(asked.get(), 1);
+            assert_eq!(route_when_ready_on(Backend::Auto, op, big, ready(true)).unwrap(), Where::Gpu);
+            assert_eq!(route_when_ready_on(Backend::Gpu, op, 1, ready(false)).unwrap(), Where::Gpu, "the GPU backend waits");
+            assert_eq!(asked.get(), 2);
+        } else {
+            assert_eq!(asked.get(), 0, "no device: AUTO serves on the CPU without asking");
+            assert!(route_when_ready_on(Backend::Gpu, op, 1, ready(true)).is_err());
         }
     }
 }

@@ -14,7 +14,7 @@
 //! since the caller installs the result only on success).
 use super::route::{on_gpu, Op};
 use crate::gpu::{batch as gpu_batch, zvec::DevVec};
-use crate::int::{batch, limbs_for_bits, try_zeroed, IntRef, ZList};
+use crate::int::{batch, limbs_for_bits, pack_word_major, read_word_major, try_zeroed, try_zeroed_words, IntRef, ZList};
 use crate::{invalid, Error, Result};
 use rayon::prelude::*;
 
@@ -117,9 +117,7 @@ impl ZVec {
         let (n, l) = (self.n, self.limbs());
         let mut out = ZList::zeros((0..n).map(|_| l))?;
         out.par_rows_mut()?.enumerate().with_min_len(GRAIN).for_each(|(i, row)| {
-            for (j, w) in row.mag.iter_mut().enumerate() {
-                *w = h.data[j * n + i];
-            }
+            read_word_major(&h.data, n, i, row.mag);
             row.finish(h.neg[i]);
         });
         Ok(out)
@@ -135,29 +133,8 @@ impl ZVec {
             return Err(Error::SizeTooLarge(format!("element {i} has {} bits, the zvec holds {}", x[i].bits(), self.bits)));
         }
         let (n, l) = (self.n, self.limbs());
-        let mut h = Host { data: try_zeroed(n * l)?, neg: try_zeroed(n)? };
-        // Blocks of BLOCK elements in parallel, each writing its piece of every limb-row j (so that
-        // the block's magnitudes stay in cache while their limbs are scattered over the rows).
-        if l > 0 && n > 0 {
-            const BLOCK: usize = 64;
-            let nb = n.div_ceil(BLOCK);
-            let mut pieces: Vec<Option<&mut [u64]>> = Vec::new();
-            pieces.try_reserve_exact(nb * l).map_err(|_| Error::OutOfMemory(format!("{} row pieces", nb * l)))?;
-            pieces.resize_with(nb * l, || None);
-            for (j, row) in h.data.chunks_mut(n).enumerate() {
-                for (b, piece) in row.chunks_mut(BLOCK).enumerate() {
-                    pieces[b * l + j] = Some(piece);
-                }
-            }
-            pieces.par_chunks_mut(l).enumerate().with_min_len(GRAIN / BLOCK).for_each(|(b, rows)| {
-                for (j, piece) in rows.iter_mut().enumerate() {
-                    for (t, w) in piece.as_deref_mut().unwrap_or_default().iter_mut().enumerate() {
-                        *w = x[b * BLOCK + t].mag.get(j).copied().unwrap_or(0);
-                    }
-                }
-            });
-        }
-        h.neg.iter_mut().zip(x).for_each(|(s, v)| *s = v.neg);
+        let mut h = Host { data: try_zeroed_words(n * l)?, neg: try_zeroed(n)? };
+        pack_word_major(x, l, &mut h.data, &mut h.neg)?;
         self.store = match self.store {
             Store::Host(_) => Store::Host(h),
             Store::Device(_) => Store::Device(DevVec::upload(n, self.bits, &h.data, &h.neg)?),
