@@ -2,8 +2,9 @@
 //! [`crate::int::batch`]'s mulmod and powm (`gpmp_zvec_mulmod`/`_powm` on device vectors, and
 //! `gpmp_mpz_mulmod_n`/`_powm_n` when [`crate::ops::route`] sends them here) for an odd modulus m of
 //! at most [`MAX_LIMBS`] limbs shared by the batch: `kernels/batch.cu`, Montgomery arithmetic
-//! (\[Montgomery\], products by \[CIOS\]) with R = 2^(64 L), one thread per element, specialised per
-//! padded limb count L of m ([`spec_limbs`]).
+//! (\[Montgomery\], products by \[CIOS\], powm's squarings by separated operand scanning up to
+//! [`GPU_ZMOD_SQR_MAX_LIMBS`], fixed windows of [`GPU_ZMOD_POWM_WINDOW_BITS`]) with R = 2^(64 L), one
+//! thread per element, specialised per padded limb count L of m ([`spec_limbs`]).
 //! Inputs of any sign and size are reduced on the device; results are canonical in [0, m), so
 //! equal to the CPU path's ([`crate::int::batch`], GMP) bit for bit. Even m, or m above 4096 bits,
 //! stays on the CPU (the callers check [`supports`]).
@@ -16,8 +17,10 @@ use super::zvec::DevVec;
 use super::{driver_err, shield};
 use crate::int::{mag_bits, normalized, rem_by_gmp};
 use crate::nmod::prime::neg_inverse;
+use crate::tuning::{GPU_ZMOD_POWM_WINDOW_BITS, GPU_ZMOD_SQR_MAX_LIMBS};
 use crate::{invalid, Error, Result};
 use cudarc::driver::{LaunchConfig, PushKernelArg};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// Threads per block (`NT` in the kernel).
@@ -39,8 +42,33 @@ pub fn spec_limbs(l: usize) -> Option<usize> {
 /// `kernels/batch.cu`: Montgomery mulmod and powm on word-major batches, one specialisation per padded modulus size.
 pub static KERNEL: Kernel = Kernel { file: "batch.cu", source: include_str!("../../kernels/batch.cu"), int128: false, specs };
 
+/// The specialisation for `l` padded limbs with powm windows of `w` bits, squaring by `mont_sqr` when `sqr`.
+fn spec_with(l: usize, w: usize, sqr: bool) -> Spec {
+    Spec { source: "batch.cu", defines: vec![("L", l as i64), ("NT", NT as i64), ("ZM_W", w as i64), ("ZM_SQR", sqr as i64)] }
+}
+
+/// The library's specialisation for `l` padded limbs ([`GPU_ZMOD_POWM_WINDOW_BITS`], [`GPU_ZMOD_SQR_MAX_LIMBS`]).
 fn spec(l: usize) -> Spec {
-    Spec { source: "batch.cu", defines: vec![("L", l as i64), ("NT", NT as i64)] }
+    let w = GPU_ZMOD_POWM_WINDOW_BITS.iter().find(|&&(lim, _)| l <= lim).map_or(4, |&(_, w)| w);
+    spec_with(l, w, l <= GPU_ZMOD_SQR_MAX_LIMBS)
+}
+
+/// The powm kernel chosen by [`set_powm_kernel`]: 0 the library's, else 1 + 2·window + squaring.
+static POWM_KERNEL: AtomicUsize = AtomicUsize::new(0);
+
+/// Selects the powm kernel of this process, for benchmarks that compare them in one run: windows of
+/// `window` bits (1..=6) and squarings by `mont_sqr` (`sqr`) or by the general product; `window` 0
+/// restores the library's choice. Compiled on first use (not part of [`specs`]).
+pub fn set_powm_kernel(window: usize, sqr: bool) {
+    POWM_KERNEL.store(if (1..=6).contains(&window) { 1 + 2 * window + sqr as usize } else { 0 }, Ordering::Relaxed);
+}
+
+/// The specialisation `name` runs with for `l` padded limbs.
+fn spec_for(name: &str, l: usize) -> Spec {
+    match POWM_KERNEL.load(Ordering::Relaxed) {
+        v if v > 0 && name == "zm_powm" => spec_with(l, (v - 1) / 2, (v - 1) % 2 == 1),
+        _ => spec(l),
+    }
 }
 
 /// Every specialisation this module can request.
@@ -100,7 +128,7 @@ fn launch(name: &'static str, x: &DevVec, y: &DevVec, m: &[u64], bits: u64, chec
     let mut p = [0u64; MAX_LIMBS + 1];
     p[0] = neg_inverse(m[0]);
     p[1..=m.len()].copy_from_slice(m);
-    let f = compile::module(&x.dev, &spec(l))?.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e))?;
+    let f = compile::module(&x.dev, &spec_for(name, l))?.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e))?;
     let blocks = n.div_ceil(NT as usize);
     if blocks > i32::MAX as usize {
         return Err(Error::SizeTooLarge(format!("{n} elements in one launch")));
@@ -323,6 +351,42 @@ mod tests {
                         Err(Error::SizeTooLarge(_)) => assert!(!fits),
                         Err(e) => panic!("{e}"),
                     }
+                }
+            }
+        }
+
+        /// Every powm kernel (windows of 1, 4, 5 and 6 bits; squares by the general product and by
+        /// `mont_sqr`) against GMP's mpz_powm: moduli of 4, 16, 17 and 32 limbs (top bit set, and
+        /// 2^64l − 1), bases 0, 1, m − 1, m, random of up to twice the modulus, signed; exponents 0,
+        /// 1, 2^k − 1 and random full-size; odd and even n.
+        #[test]
+        fn every_powm_kernel_matches_gmp() {
+            let mut rng = Rng(53);
+            for (k, l) in [4usize, 16, 17, 32].into_iter().enumerate() {
+                let mut m: Vec<u64> = (0..l).map(|_| rng.next()).collect();
+                m[0] |= 1;
+                m[l - 1] |= 1 << 63;
+                if k == 1 {
+                    m = vec![u64::MAX; l];
+                }
+                let mv = IntRef::new(false, &m);
+                let n = [129usize, 256][k % 2];
+                let x = inputs(&mut rng, n, &m);
+                let e: Vec<Coef> = (0..n)
+                    .map(|i| match i % 6 {
+                        0 => (false, vec![rng.below(2)]),
+                        1 => (false, normalized(&[u64::MAX >> rng.below(64), u64::MAX]).to_vec()),
+                        _ => (false, coef(&mut rng, 64 * l as u64, 0).1),
+                    })
+                    .collect();
+                let bits = |c: &[Coef]| max_bits(&views(c)).max(1);
+                let (a, ev) = (dev(&x, bits(&x)), dev(&e, bits(&e)));
+                let r = ZVec::zeros_on(n, 64 * l as u64, true).unwrap();
+                let want = cpu::powm(&views(&x), &views(&e), mv).unwrap();
+                for (w, sqr) in [(4, false), (1, true), (4, true), (5, true), (6, true), (0, false)] {
+                    set_powm_kernel(w, sqr);
+                    let got = ZVec::powm(&r, &a, &ev, mv).unwrap();
+                    assert_eq!(got.to_list().unwrap().views(), want.views(), "{l} limbs, window {w}, mont_sqr {sqr}");
                 }
             }
         }

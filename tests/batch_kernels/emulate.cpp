@@ -3,7 +3,8 @@
 // (mpz_mul + mpz_mod, mpz_powm): moduli of 1..L limbs padded to L (3, 2^64k − 1, top bit set,
 // random odd), inputs 0, ±1, m − 1, ±m, 2^b − 1, random of 0..3L+1 limbs with random signs,
 // exponents 0, 1, 2^k − 1 and random of mixed sizes, destinations too small (overflow flag),
-// negative exponents (flag). Built by tests/kernel_emulation.rs with -DL=<limbs>.
+// negative exponents (flag). Built by tests/kernel_emulation.rs with -DL=<limbs>, -DZM_W=<window bits>
+// and -DZM_SQR=<0 or 1> (squares by mont or by mont_sqr).
 #include "../emulate_cuda.h"
 #include "batch.cu"
 
