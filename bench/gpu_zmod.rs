@@ -8,13 +8,13 @@
 //!   for AUTO's threshold.
 //!
 //! Each GPU result is checked against the CPU on sampled elements. The bound column counts 64×64
-//! multiply-adds (CIOS: 2L² + L per Montgomery product, 1.5L² + 1.5L per `mont_sqr` square) of the
+//! multiply-adds (CIOS: 2L² + L per Montgomery product, 1.5L² + L/2 per `mont_sqr` square) of the
 //! kernel's algorithm at the H100's measured 1.79e12 64×64→128 products/s (a 64×64→128-bit
 //! multiply-add microbenchmark on that GPU), and that of CIOS squares with 4-bit windows. powm
-//! rows: the library's kernel, then the alternatives (`set_powm_kernel`).
+//! and mulmod rows: the library's kernel, then the alternatives (`set_powm_kernel`, `set_mulmod_kernel`).
 //!   usage: gpu_zmod [reps] [log2 n mulmod] [log2 n powm 1024] [log2 n powm 2048] [resident]
 //!          (default 5 20 20 18; `resident`: the first table only)
-use gpmp::gpu::batch::set_powm_kernel;
+use gpmp::gpu::batch::{set_mulmod_kernel, set_powm_kernel};
 use gpmp::int::{batch, IntRef, ZList};
 use gpmp::ops::{int::on_device, zvec::ZVec};
 use gpmp::runtime::{self, Backend};
@@ -43,16 +43,18 @@ fn check(got: &ZList, want: impl Fn(usize) -> ZList, n: usize, what: &str) {
 }
 
 /// 64×64 multiply-adds per powm with e-bit exponents, L-limb modulus, w-bit windows: e squarings
-/// (1.5L² + 1.5L each with `mont_sqr`, else 2L² + L), e/w window products, 2^w − 2 table products,
+/// (1.5L² + L/2 each with `mont_sqr`, else 2L² + L), e/w window products, 2^w − 2 table products,
 /// the base's entry into Montgomery form and the final exit (2L² + L each: CIOS).
 fn madds_per_powm(e: u64, l: u64, w: u64, sqr: bool) -> f64 {
-    let (mul, sq) = ((2 * l * l + l) as f64, if sqr { 1.5 * (l * l + l) as f64 } else { (2 * l * l + l) as f64 });
+    let (mul, sq) = ((2 * l * l + l) as f64, if sqr { 1.5 * (l * l) as f64 + 0.5 * l as f64 } else { (2 * l * l + l) as f64 });
     e as f64 * sq + (e / w + (1 << w)) as f64 * mul
 }
 
 /// The library's powm kernel at 1024 and 2048 bits (`GPU_ZMOD_POWM_WINDOW_BITS`, `GPU_ZMOD_SQR_MAX_LIMBS`).
 const DEFAULT_WINDOW: [u64; 2] = [5, 5];
 const DEFAULT_SQR: [bool; 2] = [true, false];
+/// ... and its mulmod of operands of at most L limbs by two Montgomery products (`GPU_ZMOD_MULMOD_TWO_PRODUCTS`).
+const DEFAULT_MUL2: bool = true;
 
 const MADD_RATE: f64 = 1.79e12;
 
@@ -80,31 +82,37 @@ fn main() {
         let (a, b) = (vec_on(&xa, bits, true), vec_on(&xb, bits, true));
         let r = ZVec::zeros_on(n, bits, true).unwrap();
         let sync = |v: &ZVec| v.synchronize().unwrap();
-        let tk = per_call(reps, || ZVec::mulmod(&r, &a, &b, mv).unwrap(), sync);
-        let got = ZVec::mulmod(&r, &a, &b, mv).unwrap().to_list().unwrap();
-        check(&got, |i| on_cpu(|| batch::mulmod(&xa[i..=i], &xb[i..=i], mv).unwrap()), n, "mulmod");
-        let te = per_call(
-            1,
-            || {
-                let (a, b) = (vec_on(&xa, bits, true), vec_on(&xb, bits, true));
-                let r = ZVec::zeros_on(n, bits, true).unwrap();
-                ZVec::mulmod(&r, &a, &b, mv).unwrap().to_list().unwrap()
-            },
-            |_| (),
-        );
         let tc = per_call(1, || on_cpu(|| batch::mulmod(&xa, &xb, mv).unwrap()), |_| ());
-        let bound = MADD_RATE / (3.0 * 2.0 * lf * lf);
-        println!(
-            "| {bits} | mulmod | 2^{} | {:.3} | {:.3e} | {:.3e} | {:.2} | {:.2} | {:.3e} | {:.1} |",
-            n.trailing_zeros(),
-            tk * 1e3,
-            n as f64 / tk,
-            bound,
-            n as f64 / tk / bound,
-            te * 1e3,
-            n as f64 / tc,
-            tc / tk
-        );
+        // the library's kernel (two Montgomery products for operands of at most L limbs), then three
+        for (two, name) in [(None, "mulmod"), (Some(false), "mulmod, alternative (three products)")] {
+            set_mulmod_kernel(two);
+            let tk = per_call(reps, || ZVec::mulmod(&r, &a, &b, mv).unwrap(), sync);
+            let got = ZVec::mulmod(&r, &a, &b, mv).unwrap().to_list().unwrap();
+            check(&got, |i| on_cpu(|| batch::mulmod(&xa[i..=i], &xb[i..=i], mv).unwrap()), n, "mulmod");
+            let te = per_call(
+                1,
+                || {
+                    let (a, b) = (vec_on(&xa, bits, true), vec_on(&xb, bits, true));
+                    let r = ZVec::zeros_on(n, bits, true).unwrap();
+                    ZVec::mulmod(&r, &a, &b, mv).unwrap().to_list().unwrap()
+                },
+                |_| (),
+            );
+            let products = if two.unwrap_or(DEFAULT_MUL2) { 2.0 } else { 3.0 };
+            let bound = MADD_RATE / (products * (2.0 * lf * lf + lf));
+            println!(
+                "| {bits} | {name} | 2^{} | {:.3} | {:.3e} | {:.3e} ({products} products) | {:.2} | {:.2} | {:.3e} | {:.1} |",
+                n.trailing_zeros(),
+                tk * 1e3,
+                n as f64 / tk,
+                bound,
+                n as f64 / tk / bound,
+                te * 1e3,
+                n as f64 / tc,
+                tc / tk
+            );
+        }
+        set_mulmod_kernel(None);
         drop((a, b, r, xa, xb));
         // powm: full-size base (unsigned) and exponent
         let n = n_pow[t];

@@ -243,7 +243,10 @@ pub const GPU_ZVEC_MULW_UNIT: usize = 2;
 /// products for b-bit exponents, b + b/w + 2^w: 256 bits 334 at w = 4 against 338 at 5; 1024 bits 1294 / 1259 / 1257 at
 /// 4 / 5 / 6; 2048 bits 2574 / 2488 / 2451 (w = 6: a 16 KB table a thread in local memory at 2048 bits).
 pub const GPU_ZMOD_POWM_WINDOW_BITS: [(usize, usize); 2] = [(4, 4), (64, 5)];
-/// Batched powm squares with the squaring-specialised `mont_sqr` (1.5L² + 1.5L multiply-adds against 2L² + L) up to this
+/// Batched mulmod of operands of at most L limbs by two Montgomery products, mont(mont(a, b), R² mod m) (4L² + 2L
+/// multiply-adds), instead of three (entering and reducing each operand: 6L² + 3L).
+pub const GPU_ZMOD_MULMOD_TWO_PRODUCTS: bool = true;
+/// Batched powm squares with the squaring-specialised `mont_sqr` (1.5L² + L/2 multiply-adds against 2L² + L) up to this
 /// many padded limbs: its off-diagonal triangle is unrolled (L(L−1)/2 multiply-adds of straight code, ≈ 23 KB of
 /// instructions at 16 limbs, 95 KB at 32), the general product loops over rows.
 pub const GPU_ZMOD_SQR_MAX_LIMBS: usize = 16;

@@ -70,14 +70,15 @@ fn zvec_wide_product_emulated_on_the_host_matches_gmp() {
     emulate("zvec_kernels", &each("CW", &[2, 6, 32], &["ZW_E=4", "ZW_U=4"]));
 }
 
-/// kernels/batch.cu: mulmod and powm for moduli of 1..L limbs padded to L = 1, 2, 5, 16, with the
-/// general product for squares and 4-bit windows, and with the squaring `mont_sqr` and windows of
-/// 1, 3, 5 and 6 bits (windows crossing limbs).
+/// kernels/batch.cu: mulmod and powm for moduli of 1..L limbs padded to L = 1, 2, 5, 16: mulmod by
+/// three Montgomery products, squares by the general product, 4-bit windows; mulmod of operands of
+/// at most L limbs by two products, squares by `mont_sqr`, windows of 1, 3, 5 and 6 bits (windows
+/// crossing limbs).
 #[test]
 fn batch_kernels_emulated_on_the_host_match_gmp() {
-    emulate("batch_kernels", &each("L", &[1, 2, 5, 16], &["ZM_W=4", "ZM_SQR=0"]));
-    emulate("batch_kernels", &each("L", &[1, 2, 5, 16], &["ZM_W=5", "ZM_SQR=1"]));
-    emulate("batch_kernels", &each("ZM_W", &[1, 3, 6], &["L=3", "ZM_SQR=1"]));
+    emulate("batch_kernels", &each("L", &[1, 2, 5, 16], &["ZM_W=4", "ZM_SQR=0", "ZM_MUL2=0"]));
+    emulate("batch_kernels", &each("L", &[1, 2, 5, 16], &["ZM_W=5", "ZM_SQR=1", "ZM_MUL2=1"]));
+    emulate("batch_kernels", &each("ZM_W", &[1, 3, 6], &["L=3", "ZM_SQR=1", "ZM_MUL2=1"]));
 }
 
 /// kernels/ntt.cu, every specialisation the library compiles (64-bit words lazy and canonical,
