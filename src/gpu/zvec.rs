@@ -97,7 +97,7 @@ fn addsub_kernel(n: usize) -> (Spec, &'static str, usize) {
     };
     match lanes {
         0 => (addsub_spec(1), "zv_addsub", 1),
-        v if n % v == 0 => (addsub_spec(v), "zv_addsubv", v),
+        v if n.is_multiple_of(v) => (addsub_spec(v), "zv_addsubv", v),
         _ => (addsub_spec(1), "zv_addsubv", 1),
     }
 }
@@ -546,7 +546,7 @@ mod tests {
         let specs = specs();
         for n in [0, 1, 2, 3, 1 << 20] {
             let (s, name, lanes) = addsub_kernel(n);
-            assert!(specs.contains(&s) && n % lanes == 0, "{n} {name}");
+            assert!(specs.contains(&s) && n.is_multiple_of(lanes), "{n} {name}");
         }
         for l in 0..=600 {
             let (s, name, nt) = mul_kernel(l);
