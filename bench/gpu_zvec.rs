@@ -5,10 +5,12 @@
 //! against the CPU batch product (`batch::mul`, GMP mpn per element, all cores), for AUTO's
 //! threshold (powm against the CPU: `gpu_zmod`).
 //! Prints Markdown tables. Bounds: mul ≥ (bytes moved)/3.0 TB/s; CGBN's H100 numbers for reference.
+//! add: the library's kernel and the one-element-a-thread zv_addsub (`set_addsub_kernel`), then sub.
 //!   usage: gpu_zvec [reps] [log2 n]     (default 10 reps, n = 2^20)
 //!          gpu_zvec resident [reps]      the device-resident table only
 //!          gpu_zvec mul [reps]           its product rows only (repeated processes give the spread)
 //!          gpu_zvec kernels              one mul a·b and one add a + b per size (for a profiler)
+use gpmp::gpu::zvec::set_addsub_kernel;
 use gpmp::int::{batch, IntRef};
 use gpmp::ops::zvec::ZVec;
 use gpmp::runtime;
@@ -77,17 +79,25 @@ fn main() {
         if mode == "mul" {
             continue;
         }
-        let (t, h) = per_call_host(reps, || ZVec::add(&rs, &a, &b).unwrap(), sync);
+        // bytes moved: a, b, the (l + 1)-limb sum and the three sign bytes
         let bytes = (n * (3 * l + 1) * 8 + 3 * n) as f64;
-        println!(
-            "| {bits} | add | {:.4} | {:.1} | {:.3e} | {:.0} | {cg_add:.3e} | {:.2} |",
-            t * 1e3,
-            h * 1e6,
-            n as f64 / t,
-            bytes / t / 1e9,
-            n as f64 / t / cg_add
-        );
-        check(&ZVec::add(&rs, &a, &b).unwrap(), &batch::add(&xa, &xb).unwrap().views(), "add");
+        for (kernel, name) in [(usize::MAX, "add"), (0, "add (zv_addsub, one element a thread)")] {
+            set_addsub_kernel(kernel);
+            let (t, h) = per_call_host(reps, || ZVec::add(&rs, &a, &b).unwrap(), sync);
+            println!(
+                "| {bits} | {name} | {:.4} | {:.1} | {:.3e} | {:.0} | {cg_add:.3e} | {:.2} |",
+                t * 1e3,
+                h * 1e6,
+                n as f64 / t,
+                bytes / t / 1e9,
+                n as f64 / t / cg_add
+            );
+            check(&ZVec::add(&rs, &a, &b).unwrap(), &batch::add(&xa, &xb).unwrap().views(), "add");
+        }
+        set_addsub_kernel(usize::MAX);
+        let (t, h) = per_call_host(reps, || ZVec::sub(&rs, &a, &b).unwrap(), sync);
+        println!("| {bits} | sub | {:.4} | {:.1} | {:.3e} | {:.0} | | |", t * 1e3, h * 1e6, n as f64 / t, bytes / t / 1e9);
+        check(&ZVec::sub(&rs, &a, &b).unwrap(), &batch::sub(&xa, &xb).unwrap().views(), "sub");
         // a difference into `bits` bits may overflow: the flag is read back every call
         let rd = ZVec::zeros_on(n, bits, true).unwrap();
         let (t, h) = per_call_host(reps, || ZVec::sub(&rd, &a, &b), |_| ());

@@ -120,6 +120,165 @@ extern "C" __global__ void __launch_bounds__(NT, MINB) zv_addsub(
     if (over) *flag = 1;
 }
 
+// zv_addsubv: the same contract as zv_addsub (same arguments; n a multiple of ZA_V), laid out for
+// bandwidth: ZA_V consecutive elements a thread (ZA_V = 2: one 16-byte load or store per limb row
+// for both, a warp moving 512 contiguous bytes), limbs in register blocks of ZA_K whose 2·ZA_K
+// loads are all issued before any arithmetic (bytes in flight per thread: 16·ZA_K·ZA_V), carries
+// chained per element in registers (no cross-thread dependence: each limb row is already coalesced
+// across the warp's elements). Bytes moved per element: 8(la + lb + lr) + 3, the lower bound.
+// Magnitudes of opposite signs: up to ZA_K limbs, |x| − |y| is formed at once and negated in
+// registers when it borrows (no comparison pass); above, the magnitudes are compared from the top
+// limb down first and the smaller subtracted from the larger.
+#ifndef ZA_K
+#define ZA_K 8
+#endif
+#ifndef ZA_V
+#define ZA_V 1
+#endif
+// ZA_V limbs (or sign bytes) of consecutive elements: one vector access.
+struct alignas(8 * ZA_V) Lanes {
+    u64 w[ZA_V];
+};
+struct alignas(ZA_V) SignLanes {
+    u8 s[ZA_V];
+};
+
+// Block kb (limbs kb .. kb + ZA_K − 1) of the elements i0 .. i0 + ZA_V − 1 of x (l limbs, zero above).
+__device__ __forceinline__ void load_block(Lanes (&v)[ZA_K], const u64* __restrict__ x, u64 n, u64 i0, unsigned kb, unsigned l) {
+#pragma unroll
+    for (int j = 0; j < ZA_K; ++j) {
+        if (kb + j < l) {
+            v[j] = *(const Lanes*)(x + (u64)(kb + j) * n + i0);
+        } else {
+#pragma unroll
+            for (int e = 0; e < ZA_V; ++e) v[j].w[e] = 0;
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(NT, MINB) zv_addsubv(
+    u64* __restrict__ r, u8* __restrict__ rs, const u64* __restrict__ a, const u8* __restrict__ as,
+    const u64* __restrict__ b, const u8* __restrict__ bs, u64 n, unsigned la, unsigned lb,
+    unsigned lr, unsigned rtop, unsigned sub, unsigned* __restrict__ flag)
+{
+    const u64 i0 = ((u64)blockIdx.x * NT + threadIdx.x) * ZA_V;
+    if (i0 >= n) return;
+    const SignLanes sga = *(const SignLanes*)(as + i0), sgb = *(const SignLanes*)(bs + i0);
+    const unsigned lm = la > lb ? la : lb, nb = (lm + ZA_K - 1) / ZA_K;
+    // Per element: diff (opposite signs: magnitudes subtracted), swap (|b| > |a|: b − a), neg.
+    bool diff[ZA_V], swap[ZA_V];
+    unsigned neg[ZA_V];
+    u64 carry[ZA_V], nz[ZA_V], over[ZA_V], top[ZA_V];
+#pragma unroll
+    for (int e = 0; e < ZA_V; ++e) {
+        const unsigned sa = sga.s[e] != 0, sb = (sgb.s[e] != 0) ^ sub;
+        diff[e] = sa != sb;
+        swap[e] = false;
+        neg[e] = sa;
+        carry[e] = nz[e] = over[e] = top[e] = 0;
+    }
+    Lanes x[ZA_K], y[ZA_K];
+    if (nb > 1) {
+        // The larger magnitude, from the top limb down (random operands: decided at the top limb,
+        // which the main pass reads again, from cache or, evicted, 2 limbs of 2lm again).
+        bool open[ZA_V], any = false;
+#pragma unroll
+        for (int e = 0; e < ZA_V; ++e) any |= open[e] = diff[e];
+        for (unsigned j = lm; any && j-- > 0;) {
+            Lanes u, v;
+#pragma unroll
+            for (int e = 0; e < ZA_V; ++e) u.w[e] = v.w[e] = 0;
+            if (j < la) u = *(const Lanes*)(a + (u64)j * n + i0);
+            if (j < lb) v = *(const Lanes*)(b + (u64)j * n + i0);
+            any = false;
+#pragma unroll
+            for (int e = 0; e < ZA_V; ++e) {
+                if (open[e] && u.w[e] != v.w[e]) {
+                    swap[e] = u.w[e] < v.w[e];
+                    open[e] = false;
+                }
+                any |= open[e];
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < ZA_V; ++e)
+            if (swap[e]) neg[e] ^= 1;
+    }
+    for (unsigned c = 0; c < nb; ++c) {
+        const unsigned kb = c * ZA_K;
+        load_block(x, a, n, i0, kb, la);
+        load_block(y, b, n, i0, kb, lb);
+        Lanes s[ZA_K];
+#pragma unroll
+        for (int e = 0; e < ZA_V; ++e) {
+            u64 cy = carry[e];
+#pragma unroll
+            for (int j = 0; j < ZA_K; ++j) {
+                const u64 u = swap[e] ? y[j].w[e] : x[j].w[e], v = swap[e] ? x[j].w[e] : y[j].w[e];
+                u64 t;
+                if (diff[e]) {
+                    const u64 d = u - v, b1 = u < v;
+                    t = d - cy;
+                    cy = b1 | (d < cy);
+                } else {
+                    const u64 d = u + v, c1 = d < u;
+                    t = d + cy;
+                    cy = c1 | (t < cy);
+                }
+                s[j].w[e] = t;
+            }
+            // One block, no comparison: a borrow out means |b| > |a|, and −(|a| − |b|) mod
+            // 2^(64 ZA_K) is |b| − |a| (zeros above lm stay zero).
+            if (nb == 1 && diff[e] && cy) {
+                u64 c1 = 1;
+#pragma unroll
+                for (int j = 0; j < ZA_K; ++j) {
+                    const u64 t = ~s[j].w[e] + c1;
+                    c1 = t < c1;
+                    s[j].w[e] = t;
+                }
+                neg[e] ^= 1;
+                cy = 0;
+            }
+            carry[e] = cy;  // a difference's last borrow is 0 (the larger magnitude first)
+        }
+#pragma unroll
+        for (int j = 0; j < ZA_K; ++j) {
+            const unsigned k = kb + j;
+#pragma unroll
+            for (int e = 0; e < ZA_V; ++e) {
+                nz[e] |= s[j].w[e];
+                if (k >= lr) over[e] |= s[j].w[e];
+                if (k + 1 == lr) top[e] = s[j].w[e];
+            }
+            if (k < lr) *(Lanes*)(r + (u64)k * n + i0) = s[j];
+        }
+    }
+    // Limb nb·ZA_K: a sum's carry (0 for a difference); then zeros.
+    const unsigned k = nb * ZA_K;
+    Lanes s;
+#pragma unroll
+    for (int e = 0; e < ZA_V; ++e) {
+        s.w[e] = carry[e];
+        nz[e] |= carry[e];
+        if (k >= lr) over[e] |= carry[e];
+        if (k + 1 == lr) top[e] = carry[e];
+    }
+    if (k < lr) *(Lanes*)(r + (u64)k * n + i0) = s;
+#pragma unroll
+    for (int e = 0; e < ZA_V; ++e) s.w[e] = 0;
+    for (unsigned j = k + 1; j < lr; ++j) *(Lanes*)(r + (u64)j * n + i0) = s;
+    SignLanes so;
+    bool bad = false;
+#pragma unroll
+    for (int e = 0; e < ZA_V; ++e) {
+        so.s[e] = neg[e] & (nz[e] != 0);
+        bad |= over[e] != 0 || (rtop != 0 && (top[e] >> rtop) != 0);
+    }
+    *(SignLanes*)(rs + i0) = so;
+    if (bad) *flag = 1;
+}
+
 // r = a·b for r of lr limbs, where the product is known to fit (the host checks capacities):
 // 32-bit product scanning, digit column d = Σ x_p y_(d−p) in 96-bit accumulators. zv_mul:
 // operands of at most C limbs, both in registers; zv_mulc: larger ones, in chunks (two kernels,

@@ -235,6 +235,12 @@ pub const GPU_NTT_MIN_BLOCKS_PER_SM: u32 = 4;
 pub const GPU_NMOD_TREE_PLAIN_MAX_LEN: usize = 64;
 /// zvec add/sub and register product (`zv_mul`, `MINB`): 96 registers, 4.2e9 products/s at 1024 bits against 3.5e9 at 1 block (144 registers).
 pub const GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM: usize = 5;
+/// zvec add/sub kernel: elements a thread of `zv_addsubv` (`ZA_V`, 2: one 16-byte access per limb row for both; 1 when n is
+/// odd), or 0 for the one-element-a-thread `zv_addsub` with its comparison pass (0.66–0.83× CGBN at 256–4096 bits).
+pub const GPU_ZVEC_ADDSUB_LANES: usize = 2;
+/// `zv_addsubv`'s register block (`ZA_K` limbs of each operand loaded before any arithmetic): 256–512-bit
+/// operands in one block (no comparison pass), 16·ZA_K·ZA_V bytes in flight a thread.
+pub const GPU_ZVEC_ADDSUB_BLOCK_LIMBS: usize = 8;
 /// zvec chunked product (`zv_mulc`, `MINB`): 128 registers, 1.00e9 products/s at 2048 bits against 0.89e9 at 1 block (142 registers).
 pub const GPU_ZVEC_MULC_MIN_BLOCKS_PER_SM: usize = 4;
 /// Independent accumulators of a product column (`ZV_ACC`) in `zv_mul` and `zv_mulc`: 2 costs the registers of the rows above and is slower.
@@ -253,6 +259,18 @@ pub const GPU_ZVEC_MULW_UNIT: usize = 2;
 /// 32 MiB a chunk, 8 chunks at 2^20 × 1024 bits and 32 at 2^20 × 4096 bits, so that packing,
 /// upload and kernels overlap (chosen, not yet measured).
 pub const GPU_ZVEC_STAGE_WORDS: usize = 1 << 22;
+
+/// Batched powm (`zm_powm`, `ZM_W`): fixed-window bits by padded modulus limbs (first entry whose limbs ≥ L). Montgomery
+/// products for b-bit exponents, b + b/w + 2^w: 256 bits 334 at w = 4 against 338 at 5; 1024 bits 1294 / 1259 / 1257 at
+/// 4 / 5 / 6; 2048 bits 2574 / 2488 / 2451 (w = 6: a 16 KB table a thread in local memory at 2048 bits).
+pub const GPU_ZMOD_POWM_WINDOW_BITS: [(usize, usize); 2] = [(4, 4), (64, 5)];
+/// Batched mulmod of operands of at most L limbs by two Montgomery products, mont(mont(a, b), R² mod m) (4L² + 2L
+/// multiply-adds), instead of three (entering and reducing each operand: 6L² + 3L).
+pub const GPU_ZMOD_MULMOD_TWO_PRODUCTS: bool = true;
+/// Batched powm squares with the squaring-specialised `mont_sqr` (1.5L² + L/2 multiply-adds against 2L² + L) up to this
+/// many padded limbs: its off-diagonal triangle is unrolled (L(L−1)/2 multiply-adds of straight code, ≈ 23 KB of
+/// instructions at 16 limbs, 95 KB at 32), the general product loops over rows.
+pub const GPU_ZMOD_SQR_MAX_LIMBS: usize = 16;
 
 // ---- GPU engines: choices per architecture (used without searching; see `gpu::autotune`) ----
 

@@ -27,6 +27,7 @@ inline Dim threadIdx, blockIdx;
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
   return (unsigned long long)(((unsigned __int128)a * b) >> 64);
 }
+inline int __clzll(unsigned long long x) { return x ? __builtin_clzll(x) : 64; }
 inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 inline unsigned __brev(unsigned x) {
   unsigned r = 0;

@@ -50,10 +50,13 @@ fn defines(spec: &Spec) -> Vec<String> {
 }
 
 /// kernels/zvec.cu: add/sub and the products, C = 1, 3, 16 limbs: the register product, and chunks
-/// of 1, 3 and 16 limbs for larger operands.
+/// of 1, 3 and 16 limbs for larger operands; zv_addsubv with one and two elements a thread in
+/// register blocks of 1, 2 and 8 limbs (one block or many: the comparison pass).
 #[test]
 fn zvec_kernels_emulated_on_the_host_match_gmp() {
     emulate("zvec_kernels", &each("C", &[1, 3, 16], &[]));
+    emulate("zvec_kernels", &each("ZA_K", &[1, 2, 8], &["C=1", "ZA_V=2"]));
+    emulate("zvec_kernels", &each("ZA_K", &[8], &["C=2", "ZA_V=1"]));
 }
 
 /// kernels/zvec.cu's wide chunked product zv_mulw, chunks of CW = 2, 6 and 32 limbs (the 4096-bit
@@ -67,10 +70,15 @@ fn zvec_wide_product_emulated_on_the_host_matches_gmp() {
     emulate("zvec_kernels", &each("CW", &[2, 6, 32], &["ZW_E=4", "ZW_U=4"]));
 }
 
-/// kernels/batch.cu: mulmod and powm for moduli of 1..L limbs padded to L = 1, 2, 5, 16.
+/// kernels/batch.cu: mulmod and powm for moduli of 1..L limbs padded to L = 1, 2, 5, 16: mulmod by
+/// three Montgomery products, squares by the general product, 4-bit windows; mulmod of operands of
+/// at most L limbs by two products, squares by `mont_sqr`, windows of 1, 3, 5 and 6 bits (windows
+/// crossing limbs).
 #[test]
 fn batch_kernels_emulated_on_the_host_match_gmp() {
-    emulate("batch_kernels", &each("L", &[1, 2, 5, 16], &[]));
+    emulate("batch_kernels", &each("L", &[1, 2, 5, 16], &["ZM_W=4", "ZM_SQR=0", "ZM_MUL2=0"]));
+    emulate("batch_kernels", &each("L", &[1, 2, 5, 16], &["ZM_W=5", "ZM_SQR=1", "ZM_MUL2=1"]));
+    emulate("batch_kernels", &each("ZM_W", &[1, 3, 6], &["L=3", "ZM_SQR=1", "ZM_MUL2=1"]));
 }
 
 /// kernels/ntt.cu, every specialisation the library compiles (64-bit words lazy and canonical,

@@ -2,23 +2,27 @@
 //! [`crate::int::batch`]'s mulmod and powm (`gpmp_zvec_mulmod`/`_powm` on device vectors, and
 //! `gpmp_mpz_mulmod_n`/`_powm_n` when [`crate::ops::route`] sends them here) for an odd modulus m of
 //! at most [`MAX_LIMBS`] limbs shared by the batch: `kernels/batch.cu`, Montgomery arithmetic
-//! (\[Montgomery\], products by \[CIOS\]) with R = 2^(64 L), one thread per element, specialised per
-//! padded limb count L of m ([`spec_limbs`]).
+//! (\[Montgomery\], products by \[CIOS\], powm's squarings by separated operand scanning up to
+//! [`GPU_ZMOD_SQR_MAX_LIMBS`], fixed windows of [`GPU_ZMOD_POWM_WINDOW_BITS`]) with R = 2^(64 L), one
+//! thread per element, specialised per padded limb count L of m ([`spec_limbs`]).
 //! Inputs of any sign and size are reduced on the device; results are canonical in [0, m), so
 //! equal to the CPU path's ([`crate::int::batch`], GMP) bit for bit. Even m, or m above 4096 bits,
 //! stays on the CPU (the callers check [`supports`]).
 //!
 //! Host side: M' = −m^(−1) mod 2^64 ([`neg_inverse`]) and the table R^(k+1) mod m ([`powers`]) that
-//! the kernels use to reduce inputs of k·L limbs and more and to enter the Montgomery form.
+//! the kernels use to reduce inputs of k·L limbs and more and to enter the Montgomery form, kept in
+//! device memory per modulus ([`table`]).
 use super::compile;
 use super::kernels::{Kernel, Spec};
 use super::zvec::DevVec;
 use super::{driver_err, shield};
 use crate::int::{mag_bits, normalized, rem_by_gmp};
 use crate::nmod::prime::neg_inverse;
+use crate::tuning::{GPU_ZMOD_MULMOD_TWO_PRODUCTS, GPU_ZMOD_POWM_WINDOW_BITS, GPU_ZMOD_SQR_MAX_LIMBS};
 use crate::{invalid, Error, Result};
-use cudarc::driver::{LaunchConfig, PushKernelArg};
-use std::sync::Arc;
+use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Threads per block (`NT` in the kernel).
 const NT: u32 = 128;
@@ -39,8 +43,51 @@ pub fn spec_limbs(l: usize) -> Option<usize> {
 /// `kernels/batch.cu`: Montgomery mulmod and powm on word-major batches, one specialisation per padded modulus size.
 pub static KERNEL: Kernel = Kernel { file: "batch.cu", source: include_str!("../../kernels/batch.cu"), int128: false, specs };
 
+/// The specialisation for `l` padded limbs with powm windows of `w` bits, squaring by `mont_sqr` when
+/// `sqr`, and mulmod by two Montgomery products when `mul2`.
+fn spec_with(l: usize, w: usize, sqr: bool, mul2: bool) -> Spec {
+    let d = [("L", l), ("NT", NT as usize), ("ZM_W", w), ("ZM_SQR", sqr as usize), ("ZM_MUL2", mul2 as usize)];
+    Spec { source: "batch.cu", defines: d.iter().map(|&(k, v)| (k, v as i64)).collect() }
+}
+
+/// The library's specialisation for `l` padded limbs ([`GPU_ZMOD_POWM_WINDOW_BITS`],
+/// [`GPU_ZMOD_SQR_MAX_LIMBS`], [`GPU_ZMOD_MULMOD_TWO_PRODUCTS`]).
 fn spec(l: usize) -> Spec {
-    Spec { source: "batch.cu", defines: vec![("L", l as i64), ("NT", NT as i64)] }
+    let w = GPU_ZMOD_POWM_WINDOW_BITS.iter().find(|&&(lim, _)| l <= lim).map_or(4, |&(_, w)| w);
+    spec_with(l, w, l <= GPU_ZMOD_SQR_MAX_LIMBS, GPU_ZMOD_MULMOD_TWO_PRODUCTS)
+}
+
+/// The powm kernel chosen by [`set_powm_kernel`]: 0 the library's, else 1 + 2·window + squaring.
+static POWM_KERNEL: AtomicUsize = AtomicUsize::new(0);
+
+/// Selects the powm kernel of this process, for benchmarks that compare them in one run: windows of
+/// `window` bits (1..=6) and squarings by `mont_sqr` (`sqr`) or by the general product; `window` 0
+/// restores the library's choice. Compiled on first use (not part of [`specs`]).
+pub fn set_powm_kernel(window: usize, sqr: bool) {
+    POWM_KERNEL.store(if (1..=6).contains(&window) { 1 + 2 * window + sqr as usize } else { 0 }, Ordering::Relaxed);
+}
+
+/// The mulmod kernel chosen by [`set_mulmod_kernel`]: 0 the library's, 1 three products, 2 two.
+static MULMOD_KERNEL: AtomicUsize = AtomicUsize::new(0);
+
+/// Selects the mulmod kernel of this process, for benchmarks that compare them in one run: operands
+/// of at most L limbs by two Montgomery products (`Some(true)`) or three (`Some(false)`, as larger
+/// ones); `None` restores the library's choice. Compiled on first use (not part of [`specs`]).
+pub fn set_mulmod_kernel(two: Option<bool>) {
+    MULMOD_KERNEL.store(two.map_or(0, |t| 1 + t as usize), Ordering::Relaxed);
+}
+
+/// The specialisation `name` runs with for `l` padded limbs.
+fn spec_for(name: &str, l: usize) -> Spec {
+    let mut s = match POWM_KERNEL.load(Ordering::Relaxed) {
+        v if v > 0 && name == "zm_powm" => spec_with(l, (v - 1) / 2, (v - 1) % 2 == 1, GPU_ZMOD_MULMOD_TWO_PRODUCTS),
+        _ => spec(l),
+    };
+    match MULMOD_KERNEL.load(Ordering::Relaxed) {
+        v if v > 0 && name == "zm_mulmod" => s.defines.iter_mut().filter(|d| d.0 == "ZM_MUL2").for_each(|d| d.1 = (v - 1) as i64),
+        _ => (),
+    }
+    s
 }
 
 /// Every specialisation this module can request.
@@ -79,6 +126,33 @@ pub fn powers(m: &[u64], l: usize, rows: usize) -> Result<Vec<u64>> {
     Ok(out)
 }
 
+/// Device tables R^(k+1) mod m ([`powers`]) of recent moduli: (device, padded limbs, m, rows, table).
+type Tables = Mutex<Vec<(usize, usize, Vec<u64>, usize, Arc<CudaSlice<u64>>)>>;
+static TABLES: Tables = Mutex::new(Vec::new());
+/// Moduli whose tables [`TABLES`] keeps (the most recently used).
+const TABLES_MAX: usize = 4;
+
+/// At least `rows` rows of R^(k+1) mod m for `l` padded limbs in the memory of device `ordinal`,
+/// uploaded on `s` (the zvec stream, which orders every kernel that reads them) at the first use of
+/// m and kept, so that a chain of mulmod and powm calls with one modulus computes and uploads them once.
+fn table(s: &Arc<CudaStream>, ordinal: usize, m: &[u64], l: usize, rows: usize) -> Result<Arc<CudaSlice<u64>>> {
+    let mut t = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = t.iter().position(|e| e.0 == ordinal && e.1 == l && e.2 == m && e.3 >= rows) {
+        let e = t.remove(k);
+        let d = Arc::clone(&e.4);
+        t.push(e);
+        return Ok(d);
+    }
+    let pw = powers(m, l, rows)?;
+    let d = Arc::new(s.clone_htod(&pw[..]).map_err(|e| driver_err("cuMemcpyHtoD", e))?);
+    t.retain(|e| !(e.0 == ordinal && e.1 == l && e.2 == m));
+    t.push((ordinal, l, m.to_vec(), rows, Arc::clone(&d)));
+    if t.len() > TABLES_MAX {
+        t.remove(0);
+    }
+    Ok(d)
+}
+
 /// Runs `name` (zm_mulmod or zm_powm, same signature) on x and y into a new vector of `bits` bits:
 /// `Error::SizeTooLarge` when a result does not fit, `InvalidArgument` on a negative exponent
 /// (powm). `check` asks for the flag to be read (a synchronisation); it must be set when a result
@@ -95,12 +169,12 @@ fn launch(name: &'static str, x: &DevVec, y: &DevVec, m: &[u64], bits: u64, chec
     }
     let (lx, ly) = (x.limbs(), y.limbs());
     // rows k ≤ ⌈lx/L⌉ (x enters the Montgomery form) and k < ⌈ly/L⌉ (mulmod: y reduced plainly)
-    let rows = (lx as usize).div_ceil(l).max((ly as usize).div_ceil(l)) + 1;
-    let pw = powers(m, l, rows)?;
+    // (at least 2: mulmod's two-product path reads R² mod m)
+    let rows = (lx as usize).div_ceil(l).max((ly as usize).div_ceil(l)).max(1) + 1;
     let mut p = [0u64; MAX_LIMBS + 1];
     p[0] = neg_inverse(m[0]);
     p[1..=m.len()].copy_from_slice(m);
-    let f = compile::module(&x.dev, &spec(l))?.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e))?;
+    let f = compile::module(&x.dev, &spec_for(name, l))?.load_function(name).map_err(|e| driver_err("cuModuleGetFunction", e))?;
     let blocks = n.div_ceil(NT as usize);
     if blocks > i32::MAX as usize {
         return Err(Error::SizeTooLarge(format!("{n} elements in one launch")));
@@ -111,13 +185,14 @@ fn launch(name: &'static str, x: &DevVec, y: &DevVec, m: &[u64], bits: u64, chec
         what,
         shield("zmod", || {
             let s = Arc::clone(&r.stream);
-            let dpw = s.clone_htod(&pw[..]).map_err(|e| driver_err("cuMemcpyHtoD", e))?;
+            let dpw = table(&s, x.dev.ordinal, m, l, rows)?;
+            let dpw = &*dpw;
             let mut flag = s.alloc_zeros::<u32>(1).map_err(|e| driver_err("cuMemAllocAsync", e))?;
             let (nw, lr, rtop) = (n as u64, r.limbs(), (bits % 64) as u32);
             let ((rd, rs, _), (xd, xs, _), (yd, ys, _)) = (r.ptrs(), x.ptrs(), y.ptrs());
             let mut b = s.launch_builder(&f);
             b.arg(&rd).arg(&rs).arg(&xd).arg(&xs).arg(&yd).arg(&ys);
-            b.arg(&nw).arg(&lx).arg(&ly).arg(&lr).arg(&rtop).arg(&dpw).arg(&p).arg(&mut flag);
+            b.arg(&nw).arg(&lx).arg(&ly).arg(&lr).arg(&rtop).arg(dpw).arg(&p).arg(&mut flag);
             // SAFETY: arguments match zm_mulmod/zm_powm of spec L: r, x, y hold n·(lr, lx, ly) limbs
             // and n signs, dpw rows·L limbs covering every chunk of x and y, p = (M', m padded to L),
             // of which the kernel reads the first L + 1 words.
@@ -323,6 +398,80 @@ mod tests {
                         Err(Error::SizeTooLarge(_)) => assert!(!fits),
                         Err(e) => panic!("{e}"),
                     }
+                }
+            }
+        }
+
+        /// Every mulmod kernel (two or three Montgomery products for operands of at most L limbs)
+        /// and every powm kernel (windows of 1 to 6 bits; squares by the general product and by
+        /// `mont_sqr`) against GMP's products and mpz_powm: moduli of 4, 16, 17 and 32 limbs (top bit set, and
+        /// 2^64l − 1), bases 0, 1, m − 1, m, random of up to twice the modulus, signed; exponents 0,
+        /// 1, 2^k − 1 and random full-size; odd and even n.
+        #[test]
+        fn every_mulmod_and_powm_kernel_matches_gmp() {
+            let mut rng = Rng(53);
+            for (k, l) in [4usize, 16, 17, 32].into_iter().enumerate() {
+                let mut m: Vec<u64> = (0..l).map(|_| rng.next()).collect();
+                m[0] |= 1;
+                m[l - 1] |= 1 << 63;
+                if k == 1 {
+                    m = vec![u64::MAX; l];
+                }
+                let mv = IntRef::new(false, &m);
+                let n = [129usize, 256][k % 2];
+                let x = inputs(&mut rng, n, &m);
+                let e: Vec<Coef> = (0..n)
+                    .map(|i| match i % 6 {
+                        0 => (false, vec![rng.below(2)]),
+                        1 => (false, normalized(&[u64::MAX >> rng.below(64), u64::MAX]).to_vec()),
+                        _ => (false, coef(&mut rng, 64 * l as u64, 0).1),
+                    })
+                    .collect();
+                let bits = |c: &[Coef]| max_bits(&views(c)).max(1);
+                let (a, ev) = (dev(&x, bits(&x)), dev(&e, bits(&e)));
+                let r = ZVec::zeros_on(n, 64 * l as u64, true).unwrap();
+                let want = cpu::powm(&views(&x), &views(&e), mv).unwrap();
+                let (y, sq) = (inputs(&mut rng, n, &m), cpu::mulmod(&views(&x), &views(&x), mv).unwrap());
+                let b = dev(&y, bits(&y));
+                let prod = cpu::mulmod(&views(&x), &views(&y), mv).unwrap();
+                for two in [Some(false), Some(true), None] {
+                    set_mulmod_kernel(two);
+                    assert_eq!(ZVec::mulmod(&r, &a, &b, mv).unwrap().to_list().unwrap().views(), prod.views(), "{l} limbs, {two:?}");
+                    assert_eq!(ZVec::mulmod(&r, &a, &a, mv).unwrap().to_list().unwrap().views(), sq.views(), "{l} limbs, {two:?}");
+                    // operands of at most L limbs (the two-product path): residues and their
+                    // negatives, and all-ones limbs (≥ m unless m = 2^64l − 1)
+                    let small: Vec<Coef> = want
+                        .views()
+                        .iter()
+                        .enumerate()
+                        .map(
+                            |(i, z)| {
+                                if i % 5 == 1 {
+                                    (i % 2 == 0, vec![u64::MAX; l])
+                                } else {
+                                    (i % 3 == 0 && z.bits() > 0, z.mag.to_vec())
+                                }
+                            },
+                        )
+                        .collect();
+                    let s = dev(&small, 64 * l as u64);
+                    let want2 = cpu::mulmod(&views(&small), &views(&x), mv).unwrap();
+                    let xs = dev(&x, bits(&x));
+                    assert_eq!(ZVec::mulmod(&r, &s, &xs, mv).unwrap().to_list().unwrap().views(), want2.views(), "{l} limbs, {two:?}");
+                    let want3 = cpu::mulmod(&views(&small), &views(&small), mv).unwrap();
+                    assert_eq!(ZVec::mulmod(&r, &s, &s, mv).unwrap().to_list().unwrap().views(), want3.views(), "{l} limbs, {two:?}");
+                }
+                // every window on the smallest modulus; the others: the previous kernel, mont_sqr
+                // with 5- and 6-bit windows, the library's (each variant is one NVRTC compile)
+                let variants: &[(usize, bool)] = if l <= 4 {
+                    &[(1, true), (2, false), (3, true), (4, false), (4, true), (5, true), (6, true), (0, false)]
+                } else {
+                    &[(4, false), (5, true), (6, true), (0, false)]
+                };
+                for &(w, sqr) in variants {
+                    set_powm_kernel(w, sqr);
+                    let got = ZVec::powm(&r, &a, &ev, mv).unwrap();
+                    assert_eq!(got.to_list().unwrap().views(), want.views(), "{l} limbs, window {w}, mont_sqr {sqr}");
                 }
             }
         }

@@ -22,14 +22,16 @@ use crate::int::{limbs_for_bits, pack_word_major, IntRef};
 use crate::log::{log, Level};
 use crate::runtime::sync_calls;
 use crate::tuning::{
-    GPU_ZVEC_MULC_MIN_BLOCKS_PER_SM, GPU_ZVEC_MULW_CHUNK_LIMBS, GPU_ZVEC_MULW_MIN_BLOCKS_PER_SM, GPU_ZVEC_MULW_MIN_LIMBS,
-    GPU_ZVEC_MULW_UNIT, GPU_ZVEC_MUL_ACCUMULATORS, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM, GPU_ZVEC_PREFETCH, GPU_ZVEC_STAGE_WORDS,
+    GPU_ZVEC_ADDSUB_BLOCK_LIMBS, GPU_ZVEC_ADDSUB_LANES, GPU_ZVEC_MULC_MIN_BLOCKS_PER_SM, GPU_ZVEC_MULW_CHUNK_LIMBS,
+    GPU_ZVEC_MULW_MIN_BLOCKS_PER_SM, GPU_ZVEC_MULW_MIN_LIMBS, GPU_ZVEC_MULW_UNIT, GPU_ZVEC_MUL_ACCUMULATORS,
+    GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM, GPU_ZVEC_PREFETCH, GPU_ZVEC_STAGE_WORDS,
 };
 use crate::{invalid, Error, Result};
 use cudarc::driver::CudaEvent;
 use cudarc::driver::{result, sys, CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -72,9 +74,34 @@ fn chunked_spec() -> Spec {
     s
 }
 
-/// The specialisation of add/sub.
-fn addsub_spec() -> Spec {
-    spec_of(1, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM)
+/// The specialisation of add/sub with `lanes` elements a thread for `zv_addsubv` (`zv_addsub`: any).
+fn addsub_spec(lanes: usize) -> Spec {
+    let mut s = spec_of(1, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM);
+    s.defines.extend([("ZA_K", GPU_ZVEC_ADDSUB_BLOCK_LIMBS as i64), ("ZA_V", lanes as i64)]);
+    s
+}
+
+/// The add/sub kernel chosen by [`set_addsub_kernel`]; `usize::MAX`: [`GPU_ZVEC_ADDSUB_LANES`].
+static ADDSUB_KERNEL: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Selects the add/sub kernel of this process, for benchmarks that compare them in one run: 0 the
+/// one-element-a-thread `zv_addsub`, 1 or 2 `zv_addsubv` with that many elements a thread; any other
+/// value restores the library's choice, [`GPU_ZVEC_ADDSUB_LANES`].
+pub fn set_addsub_kernel(lanes: usize) {
+    ADDSUB_KERNEL.store(if lanes <= 2 { lanes } else { usize::MAX }, Ordering::Relaxed);
+}
+
+/// The add/sub kernel for n elements: its specialisation, name and elements a thread.
+fn addsub_kernel(n: usize) -> (Spec, &'static str, usize) {
+    let lanes = match ADDSUB_KERNEL.load(Ordering::Relaxed) {
+        usize::MAX => GPU_ZVEC_ADDSUB_LANES,
+        v => v,
+    };
+    match lanes {
+        0 => (addsub_spec(1), "zv_addsub", 1),
+        v if n.is_multiple_of(v) => (addsub_spec(v), "zv_addsubv", v),
+        _ => (addsub_spec(1), "zv_addsubv", 1),
+    }
 }
 
 /// The product kernel for operands of at most `l` limbs: its specialisation, name and threads per block.
@@ -93,7 +120,9 @@ pub static KERNEL: Kernel = Kernel { file: "zvec.cu", source: include_str!("../.
 
 /// Every specialisation this module can request.
 pub fn specs() -> Vec<Spec> {
-    (1..=MAX_REG).map(|c| spec_of(c, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM)).chain([chunked_spec(), wide_spec()]).collect()
+    let mut v: Vec<Spec> = (1..=MAX_REG).map(|c| spec_of(c, GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM)).collect();
+    v.extend([addsub_spec(1), addsub_spec(2), chunked_spec(), wide_spec()]);
+    v
 }
 
 /// The zvec streams, by device ordinal.
@@ -430,8 +459,10 @@ impl DevVec {
         if a.n == 0 {
             return Ok(r);
         }
-        let f = attributed(what, function(&a.dev, &addsub_spec(), "zv_addsub"))?;
-        let cfg = r.config(NT)?;
+        let (spec, name, lanes) = addsub_kernel(a.n);
+        let f = attributed(what, function(&a.dev, &spec, name))?;
+        let mut cfg = r.config(NT)?;
+        cfg.grid_dim.0 = a.n.div_ceil(lanes * NT as usize).max(1) as u32;
         let fits = bits > a.bits.max(b.bits);
         attributed(
             what,
@@ -447,8 +478,8 @@ impl DevVec {
                 let mut l = s.launch_builder(&f);
                 l.arg(&rd).arg(&rs).arg(&ad).arg(&as_).arg(&bd).arg(&bs);
                 l.arg(&n).arg(&la).arg(&lb).arg(&lr).arg(&rtop).arg(&subw).arg(&flag);
-                // SAFETY: arguments match zv_addsub; r, a, b hold n·(lr, la, lb) limbs and n signs,
-                // and all three are ordered by the zvec stream.
+                // SAFETY: arguments match zv_addsub and zv_addsubv (n a multiple of its elements a
+                // thread); r, a, b hold n·(lr, la, lb) limbs and n signs, ordered by the zvec stream.
                 unsafe { l.launch(cfg) }.map_err(|e| driver_err("zv_addsub launch", e))?;
                 if !fits {
                     let mut h = [0u32];
@@ -774,7 +805,10 @@ mod tests {
     #[test]
     fn product_specialisations_cover_every_size() {
         let specs = specs();
-        assert!(specs.contains(&addsub_spec()));
+        for n in [0, 1, 2, 3, 1 << 20] {
+            let (s, name, lanes) = addsub_kernel(n);
+            assert!(specs.contains(&s) && n.is_multiple_of(lanes), "{n} {name}");
+        }
         for l in 0..=600 {
             let (s, name, nt) = mul_kernel(l);
             assert!(specs.contains(&s), "{l}");
@@ -837,6 +871,69 @@ mod gpu_tests {
                 assert_eq!(ZVec::sub(&rs, &a, &b).unwrap().to_list().unwrap().views(), batch::sub(&vx, &vy).unwrap().views(), "{l}−{lb}");
             }
         }
+    }
+
+    /// Sums and differences by each add/sub kernel (`zv_addsub`, `zv_addsubv` with one and two
+    /// elements a thread) equal GMP's for limb counts across its register blocks (one block: no
+    /// comparison pass; several), operands of unequal sizes, elements zero, all-ones limbs, ±1 and
+    /// random of mixed signs, b = ±a, odd and even n, destinations that fit and destinations one
+    /// bit short (`SizeTooLarge` exactly when a result does not fit).
+    #[test]
+    fn every_addsub_kernel_matches_gmp() {
+        let mut rng = crate::testing::Rng(0x51ed_2701_aa11_f00d);
+        let mut next = move || rng.next();
+        for kernel in [0, 1, 2] {
+            super::set_addsub_kernel(kernel);
+            for n in [2usize, 129, 256] {
+                for (la, lb) in [(1, 1), (4, 4), (8, 8), (9, 9), (16, 3), (32, 32), (33, 40), (64, 64)] {
+                    let mut gen = |l: usize| -> Vec<(bool, Vec<u64>)> {
+                        (0..n)
+                            .map(|_| {
+                                let mag = match next() % 5 {
+                                    0 => vec![],
+                                    1 => vec![u64::MAX; l],
+                                    2 => vec![1],
+                                    _ => (0..l - (next() as usize % l)).map(|_| next()).collect(),
+                                };
+                                (!mag.is_empty() && next() & 1 == 1, mag)
+                            })
+                            .collect()
+                    };
+                    let x = gen(la);
+                    let mut y = gen(lb);
+                    if la == lb {
+                        for (i, e) in y.iter_mut().enumerate().filter(|(i, _)| i % 4 == 0) {
+                            *e = (x[i].0 ^ (i % 8 == 0) && !x[i].1.is_empty(), x[i].1.clone());
+                        }
+                    }
+                    let (vx, vy): (Vec<IntRef>, Vec<IntRef>) =
+                        (x.iter().map(|(s, m)| IntRef::new(*s, m)).collect(), y.iter().map(|(s, m)| IntRef::new(*s, m)).collect());
+                    let (ba, bb) = (64 * la as u64, 64 * lb as u64);
+                    let on_dev = |v: &[IntRef], bits| {
+                        let mut z = ZVec::zeros_on(n, bits, true).unwrap();
+                        z.set(v).unwrap();
+                        z
+                    };
+                    let (a, b) = (on_dev(&vx, ba), on_dev(&vy, bb));
+                    let (sum, dif) = (batch::add(&vx, &vy).unwrap(), batch::sub(&vx, &vy).unwrap());
+                    let rs = ZVec::zeros_on(n, ba.max(bb) + 1, true).unwrap();
+                    let what = format!("kernel {kernel}, n = {n}, {la} and {lb} limbs");
+                    assert_eq!(ZVec::add(&rs, &a, &b).unwrap().to_list().unwrap().views(), sum.views(), "{what}: sum");
+                    assert_eq!(ZVec::sub(&rs, &a, &b).unwrap().to_list().unwrap().views(), dif.views(), "{what}: difference");
+                    let short = ba.max(bb);
+                    let rd = ZVec::zeros_on(n, short, true).unwrap();
+                    for (got, want) in [(ZVec::add(&rd, &a, &b), &sum), (ZVec::sub(&rd, &a, &b), &dif)] {
+                        let fits = want.views().iter().all(|z| z.bits() <= short);
+                        match got {
+                            Ok(g) => assert!(fits && g.to_list().unwrap().views() == want.views(), "{what}: into {short} bits"),
+                            Err(crate::Error::SizeTooLarge(_)) => assert!(!fits, "{what}: into {short} bits"),
+                            Err(e) => panic!("{what}: {e}"),
+                        }
+                    }
+                }
+            }
+        }
+        super::set_addsub_kernel(usize::MAX);
     }
 
     /// Queues a product reading an invalid device address (the device faults), then a sum, then

@@ -3,7 +3,9 @@
 // (mpz_mul + mpz_mod, mpz_powm): moduli of 1..L limbs padded to L (3, 2^64k − 1, top bit set,
 // random odd), inputs 0, ±1, m − 1, ±m, 2^b − 1, random of 0..3L+1 limbs with random signs,
 // exponents 0, 1, 2^k − 1 and random of mixed sizes, destinations too small (overflow flag),
-// negative exponents (flag). Built by tests/kernel_emulation.rs with -DL=<limbs>.
+// negative exponents (flag). Built by tests/kernel_emulation.rs with -DL=<limbs>, -DZM_W=<window bits>
+// -DZM_SQR=<0 or 1> (squares by mont or by mont_sqr) and -DZM_MUL2=<0 or 1> (mulmod's two-product
+// path for operands of at most L limbs).
 #include "../emulate_cuda.h"
 #include "batch.cu"
 
@@ -53,7 +55,8 @@ int main() {
     u64 inv = P.m[0];
     for (int k = 0; k < 5; k++) inv *= 2 - P.m[0] * inv;
     P.minv = -inv;
-    unsigned n = 1 + rnd() % 150, maxl = 3 * L + 1;
+    // inputs of at most L limbs in a third of the batches (mulmod's two-product path with ZM_MUL2)
+    unsigned n = 1 + rnd() % 150, maxl = rnd() % 3 == 0 ? L : 3 * L + 1;
     unsigned lr = (unsigned)lm + (rnd() % 4 == 0 ? -(int)(rnd() % 2) : rnd() % 3);
     unsigned rtop = lr > 0 && rnd() % 3 == 0 ? 1 + rnd() % 63 : 0;
     // rows R^(k+1) mod m for k ≤ ⌈maxl/L⌉

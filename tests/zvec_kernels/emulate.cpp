@@ -4,6 +4,7 @@
 // destinations too small), against GMP. Built by tests/kernel_emulation.rs with -DC=<limbs> (add/sub,
 // zv_mul and zv_mulc) or -DCW=<limbs> (the wide chunked product zv_mulw alone, also on operands of
 // 4096 bits and just below, including maximal ones: all-ones limbs).
+// zv_addsubv (-DZA_K, -DZA_V) is checked with zv_addsub on every batch whose n is a multiple of ZA_V.
 #include "../emulate_cuda.h"
 #include "zvec.cu"
 #ifdef CW
@@ -81,19 +82,25 @@ int main() {
     for (unsigned sub = 0; sub < 2; sub++) {
       unsigned rb = mb + 1 - (rnd() % 3 == 0 ? 1 + rnd() % 2 : 0);
       if (rb > mb + 1) rb = 0;  // wrapped below zero
-      Vec r = make(n, rb);
-      unsigned flag = 0;
-      launch(n, [&] { zv_addsub(r.d.data(), r.s.data(), a.d.data(), a.s.data(), b.d.data(), b.s.data(), n, a.l, b.l, r.l, rb % 64, sub, &flag); });
-      bool over = false;
-      for (unsigned i = 0; i < n; i++) {
-        if (sub) mpz_sub(want, A[i], B[i]); else mpz_add(want, A[i], B[i]);
-        if (mpz_sgn(want) && mpz_sizeinbase(want, 2) > rb) { over = true; continue; }
-        checks++;
-        if (unpack(got, r, i) || mpz_cmp(got, want)) {
-          if (fails++ < 5) gmp_printf("C=%d addsub sub=%u %u±%u bits into %u, element %u: %Zd, want %Zd\n", C, sub, ba, bb, rb, i, got, want);
+      // zv_addsub, then zv_addsubv (ZA_V elements a thread: when n is a multiple of ZA_V)
+      for (int kind = 0; kind < (n % ZA_V == 0 ? 2 : 1); kind++) {
+        Vec r = make(n, rb);
+        unsigned flag = 0;
+        if (kind == 0)
+          launch(n, [&] { zv_addsub(r.d.data(), r.s.data(), a.d.data(), a.s.data(), b.d.data(), b.s.data(), n, a.l, b.l, r.l, rb % 64, sub, &flag); });
+        else
+          launch(n / ZA_V, [&] { zv_addsubv(r.d.data(), r.s.data(), a.d.data(), a.s.data(), b.d.data(), b.s.data(), n, a.l, b.l, r.l, rb % 64, sub, &flag); });
+        bool over = false;
+        for (unsigned i = 0; i < n; i++) {
+          if (sub) mpz_sub(want, A[i], B[i]); else mpz_add(want, A[i], B[i]);
+          if (mpz_sgn(want) && mpz_sizeinbase(want, 2) > rb) { over = true; continue; }
+          checks++;
+          if (unpack(got, r, i) || mpz_cmp(got, want)) {
+            if (fails++ < 5) gmp_printf("C=%d ZA_K=%d ZA_V=%d kernel %d sub=%u %u±%u bits into %u, element %u: %Zd, want %Zd\n", C, ZA_K, ZA_V, kind, sub, ba, bb, rb, i, got, want);
+          }
         }
+        if (over != (flag != 0)) { fails++; printf("C=%d kernel %d sub=%u: flag %u, overflow %d\n", C, kind, sub, flag, over); }
       }
-      if (over != (flag != 0)) { fails++; printf("C=%d addsub sub=%u: flag %u, overflow %d\n", C, sub, flag, over); }
     }
 #endif
     unsigned rb = ba + bb + (rnd() % 3 == 0 ? rnd() % 200 : 0);
