@@ -550,7 +550,11 @@ pub fn products_ready(la: usize, lb: usize, addend: bool) -> bool {
     let Ok(dev) = device::current() else { return false };
     let (spec, _, _) = mul_kernel(la.max(lb).max(1));
     let mul = compile::ready_or_start(&dev, &spec);
-    let add = !addend || compile::ready_or_start(&dev, &addsub_spec());
+    // Chunks of even and odd length may take different add/sub specialisations: start both.
+    let add = !addend || {
+        let ready: Vec<bool> = [addsub_kernel(0).0, addsub_spec(1)].iter().map(|s| compile::ready_or_start(&dev, s)).collect();
+        ready.into_iter().all(|r| r)
+    };
     mul && add
 }
 
