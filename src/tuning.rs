@@ -233,6 +233,16 @@ pub const GPU_ZVEC_MULW_MIN_BLOCKS_PER_SM: usize = 6;
 /// `zv_mulw`'s ragged columns run or skip blocks of 4 digits in units of this many (`ZW_U`): 3.45 ms against 3.49 at 4 and 3.55 at 1.
 pub const GPU_ZVEC_MULW_UNIT: usize = 2;
 
+/// Work units (per position: k² + 2W + cs for `garner`, T·(D + 2) + 2(S + 1) for `recombine`) of one
+/// CRT launch of the Z\[x\] product, a stop checked between launches: about 10 ms at the 6·10^10
+/// units/s the 2^22 × 1024-bit product's CRT reaches on the H100, so a stop waits ≤ 20 ms for one.
+pub const GPU_ZPOLY_CRT_BLOCK_UNITS: usize = 1 << 29;
+/// Positions of one CRT launch, at least: 256 blocks of 256 threads keep the H100's 132 SMs busy.
+pub const GPU_ZPOLY_CRT_BLOCK_MIN: usize = 1 << 16;
+/// Words of one download of the Z\[x\] product's result, a stop checked between them: 64 MiB, about
+/// 15 ms into pageable memory (first touch included), 3 ms pinned.
+pub const GPU_ZPOLY_DOWNLOAD_WORDS: usize = 1 << 23;
+
 // ---- GPU engines: choices per architecture (used without searching; see `gpu::autotune`) ----
 
 /// An NTT pass count for (compute capability, word bits, log2 n, log2 of the batch's words).
