@@ -245,7 +245,7 @@ fn crt_blocks_partition_the_items() {
         (99, 0, 0),
     ] {
         let b = crt_block(work, units, min);
-        assert!(b >= min.max(1) && b % nt == 0, "{work} {units} {min}: {b}");
+        assert!(b >= min.max(1) && b.is_multiple_of(nt), "{work} {units} {min}: {b}");
         assert!(b < (units / work.max(1)).max(min).max(1) + nt, "{work} {units} {min}: {b}");
     }
     assert_eq!(crt_block(108, 1 << 29, 1 << 16), (((1 << 29) / 108) as usize).next_multiple_of(nt));
