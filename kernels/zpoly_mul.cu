@@ -51,17 +51,17 @@ extern "C" __global__ void __launch_bounds__(NT) pointwise(
     row[m] = mul_shoup(mont_mul(a, b, p, pinv), r, p);
 }
 
-// For every m < len: the symmetric residue x_m of (rows[i][m])_i, |x_m| into out[m S .. m S + S)
-// and its sign into neg[m]. g: the triangle g_ij (j <= i) row after row; modulus, half: the W limbs
-// of M and floor(M/2); x: scratch of W len words (limb t of coefficient m at t len + m). The
-// digits v_i replace the residues in rows[i][m].
+// For every m0 <= m < m1 (m1 <= len): the symmetric residue x_m of (rows[i][m])_i, |x_m| into
+// out[m S .. m S + S) and its sign into neg[m]. g: the triangle g_ij (j <= i) row after row; modulus,
+// half: the W limbs of M and floor(M/2); x: scratch of W len words (limb t of coefficient m at
+// t len + m). The digits v_i replace the residues in rows[i][m]. Grid: x over m - m0.
 extern "C" __global__ void __launch_bounds__(NT) garner(
-    u64* const* __restrict__ rows, u64 len, unsigned k, const u64* __restrict__ primes,
+    u64* const* __restrict__ rows, u64 len, u64 m0, u64 m1, unsigned k, const u64* __restrict__ primes,
     const pair* __restrict__ g, const u64* __restrict__ modulus, const u64* __restrict__ half,
     unsigned W, u64* __restrict__ x, u64* __restrict__ out, unsigned S, unsigned char* __restrict__ neg)
 {
-    const u64 m = (u64)blockIdx.x * NT + threadIdx.x;
-    if (m >= len) return;
+    const u64 m = m0 + (u64)blockIdx.x * NT + threadIdx.x;
+    if (m >= m1) return;
     const pair* gi = g;
     for (unsigned i = 0; i < k; ++i) {
         const u64 p = primes[i];
@@ -128,15 +128,16 @@ extern "C" __global__ void __launch_bounds__(NT) residues_split(
     rows[i][off + m] = r;
 }
 
-// h_c = sum_(j < T) d_(c T + j) 2^(64 j) for c < len, where d_q is the signed value with magnitude
-// d[q D .. q D + D) and sign dneg[q]: accumulated in two's complement on S + 1 limbs (acc: scratch
-// of (S + 1) len words, limb t of c at t len + c), written as |h_c| (S limbs) and its sign.
+// h_c = sum_(j < T) d_(c T + j) 2^(64 j) for c0 <= c < c1 (c1 <= len), where d_q is the signed value
+// with magnitude d[q D .. q D + D) and sign dneg[q]: accumulated in two's complement on S + 1 limbs
+// (acc: scratch of (S + 1) len words, limb t of c at t len + c), written as |h_c| (S limbs) and its
+// sign. Grid: x over c - c0.
 extern "C" __global__ void __launch_bounds__(NT) recombine(
     const u64* __restrict__ d, const unsigned char* __restrict__ dneg, unsigned D, unsigned T, u64 len,
-    u64* __restrict__ acc, u64* __restrict__ out, unsigned S, unsigned char* __restrict__ neg)
+    u64 c0, u64 c1, u64* __restrict__ acc, u64* __restrict__ out, unsigned S, unsigned char* __restrict__ neg)
 {
-    const u64 c = (u64)blockIdx.x * NT + threadIdx.x;
-    if (c >= len) return;
+    const u64 c = c0 + (u64)blockIdx.x * NT + threadIdx.x;
+    if (c >= c1) return;
     const unsigned A = S + 1;
     for (unsigned t = 0; t < A; ++t) acc[(u64)t * len + c] = 0;
     for (unsigned j = 0; j < T; ++j) {

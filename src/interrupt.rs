@@ -146,6 +146,16 @@ pub fn checkpoint() -> Result<()> {
     CURRENT.with(|c| c.borrow().as_deref().map_or(Ok(()), Call::check))
 }
 
+/// Test hook: stops the call this thread works for (as its handler would).
+#[cfg(test)]
+pub(crate) fn stop_current() {
+    CURRENT.with(|c| {
+        if let Some(c) = c.borrow().as_deref() {
+            c.stop()
+        }
+    })
+}
+
 /// Records the progress of the call this thread works for.
 pub fn progress(fraction: f64) {
     CURRENT.with(|c| {

@@ -272,6 +272,16 @@ pub const GPU_ZMOD_MULMOD_TWO_PRODUCTS: bool = true;
 /// instructions at 16 limbs, 95 KB at 32), the general product loops over rows.
 pub const GPU_ZMOD_SQR_MAX_LIMBS: usize = 16;
 
+/// Work units (per position: k² + 2W + cs for `garner`, T·(D + 2) + 2(S + 1) for `recombine`) of one
+/// CRT launch of the Z\[x\] product, a stop checked between launches: about 10 ms at the 6·10^10
+/// units/s the 2^22 × 1024-bit product's CRT reaches on the H100, so a stop waits ≤ 20 ms for one.
+pub const GPU_ZPOLY_CRT_BLOCK_UNITS: usize = 1 << 29;
+/// Positions of one CRT launch, at least: 256 blocks of 256 threads keep the H100's 132 SMs busy.
+pub const GPU_ZPOLY_CRT_BLOCK_MIN: usize = 1 << 16;
+/// Words of one download of the Z\[x\] product's result, a stop checked between them: 64 MiB, about
+/// 15 ms into pageable memory (first touch included), 3 ms pinned.
+pub const GPU_ZPOLY_DOWNLOAD_WORDS: usize = 1 << 23;
+
 // ---- GPU engines: choices per architecture (used without searching; see `gpu::autotune`) ----
 
 /// An NTT pass count for (compute capability, word bits, log2 n, log2 of the batch's words).

@@ -211,7 +211,14 @@ fn equals_schoolbook(h: &[Mpz], f: &[Mpz], g: &[Mpz]) -> bool {
 
 /// Transform-based products stopped inside their transforms, and a batch of powers stopped inside
 /// an exponentiation: each returns `GPMP_INTERRUPTED` long before its end with the outputs untouched,
-/// and the same algorithm then gives the schoolbook's (GMP's) result.
+/// and the same algorithm then gives the schoolbook's (GMP's) result. The products are the first
+/// of their transform lengths in the process, so the stop lands in the building of their tables
+/// (split transforms' twists, GFPF twiddles), which is checked in pieces: each must return within
+/// [`FIRST_CALL_STOP`].
+/// The bound on a first call's stop → return here: 100 ms is the goal (bench/interrupt.rs measures
+/// it on an idle machine), with room for a loaded 2-core box.
+const FIRST_CALL_STOP: Duration = Duration::from_millis(400);
+
 fn interrupted_transforms_and_powers() {
     let mut rng = Rng(12);
     assert_eq!(gpmp_set_backend(RawBackend(1)), gpmp_status::GPMP_SUCCESS);
@@ -225,8 +232,8 @@ fn interrupted_transforms_and_powers() {
         let mut long = Long::new(&mut rng, len, bits, alg);
         // Stopped 10 ms in: on 16 cores the Toom-4 product takes well under 100 ms.
         let late = interrupt_by_handler(&mut long, Duration::from_millis(10));
-        println!("{alg:?} {len} x {len}, {bits} bits: returned {:.1} ms after the handler said stop", late.as_secs_f64() * 1e3);
-        assert!(late < Duration::from_secs(2), "{alg:?}: {late:?} after the stop");
+        println!("{alg:?} {len} x {len}, {bits} bits, first call: returned {:.1} ms after the handler said stop", late.as_secs_f64() * 1e3);
+        assert!(late < FIRST_CALL_STOP, "{alg:?}: {late:?} after the stop");
         let mut next = Long::new(&mut rng, 300, bits, alg);
         assert_eq!(next.run(), gpmp_status::GPMP_SUCCESS, "{alg:?}: {}", last_error());
         assert!(equals_schoolbook(&next.h, &next.f, &next.g), "{alg:?} after an interrupted call");
@@ -407,7 +414,9 @@ fn gpu_interrupts() {
         whole.as_secs_f64() * 1e3,
         late.as_secs_f64() * 1e3
     );
-    assert!(late < Duration::from_secs(2));
+    // The transforms of one prime, one CRT launch or one piece of the download: 100 ms is the goal
+    // (bench/interrupt.rs), the bound leaves room for a loaded host.
+    assert!(late < Duration::from_millis(250), "the uncut GPU product returned {late:?} after the stop");
     drop(uncut);
     let mut small = Long::new(&mut rng, 1 << 12, 200, gpmp_mul_alg::GPMP_MUL_AUTO);
     assert_eq!(small.run(), gpmp_status::GPMP_SUCCESS, "{}", last_error());

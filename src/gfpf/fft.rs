@@ -53,6 +53,8 @@ impl Twiddles {
         let mut pows = scratch::fresh(n * f.k + 7)?;
         let off = line_offset(&pows);
         f.powers_into(omega, &mut pows[off..off + n * f.k]);
+        // A stopped call left the table unfinished: it is not cached.
+        crate::interrupt::checkpoint()?;
         let m0 = n.min(2 * f.k);
         let Some(t0) = f.log_r(&pows[off + (n / m0) * f.k..][..f.k]) else {
             return Err(crate::Error::Internal("ω^(N/M) is not a power of r".into()));
@@ -89,14 +91,20 @@ impl Gfpf {
     pub fn powers(&self, omega: &[u64], n: usize) -> Result<Vec<u64>> {
         let mut pows = scratch::fresh(n * self.k)?;
         self.powers_into(omega, &mut pows);
+        crate::interrupt::checkpoint()?;
         Ok(pows)
     }
 
-    /// pows ← ω^e for e < pows.len()/k, element-major (as [`Gfpf::powers`]).
+    /// pows ← ω^e for e < pows.len()/k, element-major (as [`Gfpf::powers`]). A stopped call
+    /// skips the remaining chunks (the caller checks and discards the table).
     fn powers_into(&self, omega: &[u64], pows: &mut [u64]) {
         let k = self.k;
         const B: usize = 256;
+        let cur = crate::interrupt::current();
         pows.par_chunks_mut(B * k).enumerate().for_each(|(c, chunk)| {
+            if cur.is_stopped() {
+                return;
+            }
             let mut w = self.pow_u64(omega, (c * B) as u64);
             let mut t = vec![0u64; k];
             for e in chunk.chunks_exact_mut(k) {

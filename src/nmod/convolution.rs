@@ -178,7 +178,9 @@ pub fn convolve_mod(primes: &dyn Fn(usize) -> Result<Vec<u64>>, la: usize, a: &F
 /// costly: about 11 ms at n = 2^18 per prime, one u128 division per twiddle; split transforms
 /// need only short plans).
 fn plans(primes: &[u64], n: usize) -> Result<Vec<Arc<Negacyclic>>> {
-    primes.par_iter().enumerate().with_max_len(1).map(|(i, &p)| negacyclic(n, p, i < CACHED_PRIMES)).collect()
+    let cur = crate::interrupt::current();
+    // Each build sees the call's stop (a split transform's tables are built in checked pieces).
+    primes.par_iter().enumerate().with_max_len(1).map(|(i, &p)| cur.enter(|| negacyclic(n, p, i < CACHED_PRIMES))).collect()
 }
 
 /// One transform of size n per operand and prime; prime-major output with stride n. Each prime is

@@ -90,7 +90,7 @@ pub(crate) fn evaluate_checked(tree: &Tree, f: &[u64]) -> Result<Vec<u64>> {
                 if db == 0 {
                     return Ok(());
                 }
-                field.fwd(rg, w, s);
+                field.fwd(rg, w, s)?;
                 t.copy_from_slice(s);
                 // rg_A = rg_P[..dA] + (b·rg_P)[dB..d], rg_B = rg_P[..dB] + (a·rg_P)[dA..d].
                 xa.resize(da, 0);
@@ -98,18 +98,15 @@ pub(crate) fn evaluate_checked(tree: &Tree, f: &[u64]) -> Result<Vec<u64>> {
                 let (sb, sa) = (tree.spectrum(i - 1, 2 * j + 1), tree.spectrum(i - 1, 2 * j));
                 let mut left = || {
                     field.mul(s, sb, w);
-                    field.inv(s, w, db, xa);
+                    field.inv(s, w, db, xa)
                 };
                 let mut right = || {
                     field.mul(t, sa, w);
-                    field.inv(t, w, da, xb);
+                    field.inv(t, w, da, xb)
                 };
-                if w >= NMOD_NTT_FIELD_PARALLEL_MIN_N {
-                    rayon::join(left, right);
-                } else {
-                    left();
-                    right();
-                }
+                let (l, r) = if w >= NMOD_NTT_FIELD_PARALLEL_MIN_N { rayon::join(left, right) } else { (left(), right()) };
+                l?;
+                r?;
                 for (v, &x) in xb.iter_mut().zip(rg.iter()) {
                     *v = m.add(*v, x);
                 }

@@ -136,10 +136,12 @@ fn combine(tree: &Tree, g: &mut [u64]) -> Result<()> {
                 }
                 let (ia, ib) = v.split_at(da);
                 if w >= NMOD_NTT_FIELD_PARALLEL_MIN_N {
-                    rayon::join(|| field.fwd(ia, w, fa), || field.fwd(ib, w, fb));
+                    let (x, y) = rayon::join(|| field.fwd(ia, w, fa), || field.fwd(ib, w, fb));
+                    x?;
+                    y?;
                 } else {
-                    field.fwd(ia, w, fa);
-                    field.fwd(ib, w, fb);
+                    field.fwd(ia, w, fa)?;
+                    field.fwd(ib, w, fb)?;
                 }
                 acc.fill(0);
                 field.mul_acc(acc, fb, tree.spectrum(i - 1, 2 * j), w);
@@ -147,7 +149,7 @@ fn combine(tree: &Tree, g: &mut [u64]) -> Result<()> {
                 field.normalize(acc, w);
                 out.clear();
                 out.resize(d, 0);
-                field.inv(acc, w, 0, &mut out[..d - 1]);
+                field.inv(acc, w, 0, &mut out[..d - 1])?;
                 add_shifted(out, ia, ib, &m);
                 v.copy_from_slice(out);
                 Ok(())

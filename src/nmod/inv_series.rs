@@ -54,10 +54,10 @@ fn newton_step(field: &NttField, f: &[u64], g: &mut Vec<u64>, m: usize) -> Resul
     debug_assert!(k < m && m <= 2 * k);
     let n = field.size_for(m - 1)?;
     let (mut sf, mut sg) = (field.spectrum(n)?, field.spectrum(n)?);
-    field.fwd(&f[..f.len().min(m)], n, &mut sf);
-    field.fwd(g, n, &mut sg);
+    field.fwd(&f[..f.len().min(m)], n, &mut sf)?;
+    field.fwd(g, n, &mut sg)?;
     field.mul(&mut sf, &sg, n);
-    field.inv_rows(&mut sf, n);
+    field.inv_rows(&mut sf, n)?;
     let mut e = vec![0u64; m - k];
     let top = m.min(n);
     field.read(&sf, n, k, &mut e[..top - k]);
@@ -72,9 +72,9 @@ fn newton_step(field: &NttField, f: &[u64], g: &mut Vec<u64>, m: usize) -> Resul
         super::ntt_field::schoolbook(g, &e, &field.m, &mut t);
         d.copy_from_slice(&t[..m - k]);
     } else {
-        field.fwd(&e, n, &mut sf);
+        field.fwd(&e, n, &mut sf)?;
         field.mul(&mut sf, &sg, n);
-        field.inv(&mut sf, n, 0, &mut d);
+        field.inv(&mut sf, n, 0, &mut d)?;
     }
     g.extend(d.iter().map(|&v| field.m.neg(v)));
     Ok(())

@@ -152,7 +152,11 @@ impl Split {
         let (fwd_scale, inv_scale) = (cm, mulmod(cm, invmod(r as u64 % p, p), p));
         let mut twist = try_zeroed(n)?;
         let mut untwist = try_zeroed(n)?;
+        let cur = crate::interrupt::current();
         twist.par_chunks_mut(c).zip(untwist.par_chunks_mut(c)).zip(exps.par_iter().zip(&omega)).for_each(|((t, u), (&e, &w))| {
+            if cur.is_stopped() {
+                return;
+            }
             // λ = ψ^e with λ^C = (ψ^C)^e = −ω_k.
             let (l, li) = (powmod(psi, e, p), powmod(psi, 2 * n as u64 - e, p));
             debug_assert_eq!(powmod(l, c as u64, p), p - w);
@@ -165,6 +169,8 @@ impl Split {
                 }
             }
         });
+        // A stopped call left the tables unfinished: they are not kept.
+        cur.check()?;
         Ok(Split { r, c, col, row, twist, untwist })
     }
 
@@ -264,5 +270,17 @@ mod tests {
                 assert_eq!(x, a);
             }
         }
+    }
+
+    /// A stopped call builds no split tables (it returns `Err(Interrupted)`); the next call does.
+    #[test]
+    fn a_stopped_call_builds_no_tables() {
+        let p = 1108307720798209u64;
+        let r = crate::interrupt::call(|| {
+            crate::interrupt::stop_current();
+            Split::new(1 << 12, p).err()
+        });
+        assert!(matches!(r, Some(Error::Interrupted(_))), "{r:?}");
+        assert!(crate::interrupt::call(|| Split::new(1 << 12, p)).is_ok());
     }
 }

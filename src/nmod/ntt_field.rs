@@ -76,6 +76,8 @@ impl NttField {
             let mut plans = Vec::new();
             let mut n = MIN_NTT;
             while n <= max_n {
+                // A plan of a new length costs a division per twiddle: a stop is seen between them.
+                crate::interrupt::checkpoint()?;
                 plans.push(plan(n, q)?);
                 n *= 2;
             }
@@ -128,8 +130,9 @@ impl NttField {
     }
 
     /// out = the spectrum of size n of x (residues mod p, any length: folded modulo x^n + 1 in
-    /// Z/pZ first). out holds `spectrum_len(n)` words.
-    pub fn fwd(&self, x: &[u64], n: usize, out: &mut [u64]) {
+    /// Z/pZ first). out holds `spectrum_len(n)` words. A stopped call skips the remaining rows and
+    /// returns `Err(Interrupted)` (out is then unspecified).
+    pub fn fwd(&self, x: &[u64], n: usize, out: &mut [u64]) -> Result<()> {
         debug_assert_eq!(out.len(), self.spectrum_len(n));
         let folded;
         let x = if x.len() > n {
@@ -139,7 +142,11 @@ impl NttField {
             x
         };
         let k = plan_index(n);
+        let cur = crate::interrupt::current();
         let one = |row: &Row, o: &mut [u64]| {
+            if cur.is_stopped() {
+                return;
+            }
             if self.recon.is_none() {
                 o[..x.len()].copy_from_slice(x);
             } else {
@@ -153,6 +160,7 @@ impl NttField {
         } else {
             self.rows.iter().zip(out.chunks_exact_mut(n)).for_each(|(row, o)| one(row, o));
         }
+        cur.check()
     }
 
     /// x modulo x^n + 1 in Z/pZ (n words).
@@ -192,26 +200,36 @@ impl NttField {
 
     /// Inverse transform of a scaled spectrum of size n (destroyed), then out\[j\] = coefficient
     /// first + j mod p (first + out.len() ≤ n), for coefficients the wrap-around does not reach.
-    pub fn inv(&self, spec: &mut [u64], n: usize, first: usize, out: &mut [u64]) {
-        self.inv_rows(spec, n);
+    pub fn inv(&self, spec: &mut [u64], n: usize, first: usize, out: &mut [u64]) -> Result<()> {
+        self.inv_rows(spec, n)?;
         self.read(spec, n, first, out);
+        Ok(())
     }
 
     /// [`NttField::inv`] for coefficients that may hold wrapped (subtracted) terms.
-    pub fn inv_signed(&self, spec: &mut [u64], n: usize, first: usize, out: &mut [u64]) {
-        self.inv_rows(spec, n);
+    pub fn inv_signed(&self, spec: &mut [u64], n: usize, first: usize, out: &mut [u64]) -> Result<()> {
+        self.inv_rows(spec, n)?;
         self.read_signed(spec, n, first, out);
+        Ok(())
     }
 
     /// The inverse transforms of the rows of a scaled spectrum of size n, in place; read the
-    /// coefficients with [`NttField::read`] or [`NttField::read_signed`] (disjoint ranges).
-    pub fn inv_rows(&self, spec: &mut [u64], n: usize) {
+    /// coefficients with [`NttField::read`] or [`NttField::read_signed`] (disjoint ranges). A
+    /// stopped call skips the remaining rows and returns `Err(Interrupted)`.
+    pub fn inv_rows(&self, spec: &mut [u64], n: usize) -> Result<()> {
         let k = plan_index(n);
+        let cur = crate::interrupt::current();
+        let one = |row: &Row, x: &mut [u64]| {
+            if !cur.is_stopped() {
+                row.plans[k].inv(x);
+            }
+        };
         if self.rows.len() > 1 && n >= NMOD_NTT_FIELD_PARALLEL_MIN_N {
-            self.rows.par_iter().zip(spec.par_chunks_exact_mut(n)).for_each(|(row, x)| row.plans[k].inv(x));
+            self.rows.par_iter().zip(spec.par_chunks_exact_mut(n)).for_each(|(row, x)| one(row, x));
         } else {
-            self.rows.iter().zip(spec.chunks_exact_mut(n)).for_each(|(row, x)| row.plans[k].inv(x));
+            self.rows.iter().zip(spec.chunks_exact_mut(n)).for_each(|(row, x)| one(row, x));
         }
+        cur.check()
     }
 
     /// out\[j\] = coefficient first + j mod p of rows left by [`NttField::inv_rows`], for
@@ -252,11 +270,10 @@ impl NttField {
         }
         let n = self.size_for(len)?;
         let (mut a, mut b) = (self.spectrum(n)?, self.spectrum(n)?);
-        self.fwd(f, n, &mut a);
-        self.fwd(g, n, &mut b);
+        self.fwd(f, n, &mut a)?;
+        self.fwd(g, n, &mut b)?;
         self.mul(&mut a, &b, n);
-        self.inv(&mut a, n, 0, h);
-        Ok(())
+        self.inv(&mut a, n, 0, h)
     }
 
     /// h = f·g mod x^len (h.len() = len ≥ 1; f, g of at most len entries each).
@@ -287,11 +304,11 @@ impl NttField {
         }
         let wrap = full.saturating_sub(n);
         let (mut a, mut b) = (self.spectrum(n)?, self.spectrum(n)?);
-        self.fwd(f, n, &mut a);
-        self.fwd(g, n, &mut b);
+        self.fwd(f, n, &mut a)?;
+        self.fwd(g, n, &mut b)?;
         self.mul(&mut a, &b, n);
         let l = len.min(n).min(full);
-        self.inv_rows(&mut a, n);
+        self.inv_rows(&mut a, n)?;
         self.read_signed(&mut a, n, 0, &mut h[..wrap]);
         self.read(&a, n, wrap, &mut h[wrap..l]);
         h[l..].fill(0);
@@ -431,11 +448,11 @@ mod tests {
             let x = rand_vec(3 * n + 5, p, 1);
             let y = rand_vec(n, p, 2);
             let (mut a, mut b) = (field.spectrum(n).unwrap(), field.spectrum(n).unwrap());
-            field.fwd(&x, n, &mut a);
-            field.fwd(&y, n, &mut b);
+            field.fwd(&x, n, &mut a).unwrap();
+            field.fwd(&y, n, &mut b).unwrap();
             field.mul(&mut a, &b, n);
             let mut h = vec![0; n];
-            field.inv_signed(&mut a, n, 0, &mut h);
+            field.inv_signed(&mut a, n, 0, &mut h).unwrap();
             let full = naive(&x, &y, p);
             let mut want = vec![0u64; n];
             for (i, &c) in full.iter().enumerate() {
@@ -444,5 +461,30 @@ mod tests {
             }
             assert_eq!(h, want, "negacyclic, p = {p}");
         }
+    }
+
+    /// A stopped call: the transforms and a field of new lengths return `Err(Interrupted)` (the
+    /// plans are built between checks), the call after it gets the same spectra as before.
+    #[test]
+    fn stopped_transforms_return_interrupted() {
+        use crate::interrupt::{call, stop_current};
+        use crate::Error;
+        let p = 1_000_003u64;
+        let field = NttField::new(p, 1 << 14).unwrap();
+        let n = 1 << 14;
+        let x = rand_vec(n / 2, p, 3);
+        let mut want = field.spectrum(n).unwrap();
+        field.fwd(&x, n, &mut want).unwrap();
+        let r = call(|| {
+            stop_current();
+            let mut s = field.spectrum(n).unwrap();
+            (field.fwd(&x, n, &mut s), field.inv_rows(&mut s, n), NttField::new(999_983, 1 << 15).err())
+        });
+        assert!(matches!(r.0, Err(Error::Interrupted(_))), "{:?}", r.0);
+        assert!(matches!(r.1, Err(Error::Interrupted(_))), "{:?}", r.1);
+        assert!(matches!(r.2, Some(Error::Interrupted(_))), "{:?}", r.2);
+        let mut s = field.spectrum(n).unwrap();
+        call(|| field.fwd(&x, n, &mut s)).unwrap();
+        assert_eq!(&s[..], &want[..]);
     }
 }

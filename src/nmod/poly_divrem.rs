@@ -83,19 +83,19 @@ fn quotient_karp_markstein(field: &NttField, a: &[u64], b: &[u64]) -> Result<Vec
     let g = inv_series_with(field, &rb, k)?;
     let n = field.size_for(m - 1)?;
     let (mut s, mut sg, mut sb) = (field.spectrum(n)?, field.spectrum(n)?, field.spectrum(n)?);
-    field.fwd(&g, n, &mut sg);
+    field.fwd(&g, n, &mut sg)?;
     // R_0 = A·g mod x^k: 2k − 1 ≤ N + 1 coefficients, at most c_N wraps onto 0.
     let mut r = vec![0u64; m];
-    field.fwd(&ra[..k], n, &mut s);
+    field.fwd(&ra[..k], n, &mut s)?;
     field.mul(&mut s, &sg, n);
-    field.inv_rows(&mut s, n);
+    field.inv_rows(&mut s, n)?;
     field.read(&s, n, 1, &mut r[1..k]);
     r[0] = md.reduce_u128(ra[0] as u128 * g[0] as u128);
     // E_t = A_(k+t) − (R_0·B)_(k+t): k + m − 1 ≤ N + k coefficients, wrapped onto 0 .. k − 1 only.
-    field.fwd(&r[..k], n, &mut s);
-    field.fwd(&rb, n, &mut sb);
+    field.fwd(&r[..k], n, &mut s)?;
+    field.fwd(&rb, n, &mut sb)?;
     field.mul(&mut s, &sb, n);
-    field.inv_rows(&mut s, n);
+    field.inv_rows(&mut s, n)?;
     let top = m.min(n);
     let mut e = vec![0u64; m - k];
     field.read(&s, n, k, &mut e[..top - k]);
@@ -109,9 +109,9 @@ fn quotient_karp_markstein(field: &NttField, a: &[u64], b: &[u64]) -> Result<Vec
         *v = md.sub(ra[k + t], *v);
     }
     // R_1 = E·g mod x^(m−k): m − 1 ≤ N coefficients, exact.
-    field.fwd(&e, n, &mut s);
+    field.fwd(&e, n, &mut s)?;
     field.mul(&mut s, &sg, n);
-    field.inv(&mut s, n, 0, &mut r[k..]);
+    field.inv(&mut s, n, 0, &mut r[k..])?;
     r.reverse();
     Ok(r)
 }
@@ -153,10 +153,10 @@ pub fn remainder(field: &NttField, a: &[u64], b: &[u64], q: &[u64]) -> Result<Ve
     }
     let n = field.size_for(rl)?;
     let (mut sq, mut sb) = (field.spectrum(n)?, field.spectrum(n)?);
-    field.fwd(q, n, &mut sq);
-    field.fwd(b, n, &mut sb);
+    field.fwd(q, n, &mut sq)?;
+    field.fwd(b, n, &mut sb)?;
     field.mul(&mut sq, &sb, n);
-    field.inv_signed(&mut sq, n, 0, &mut r);
+    field.inv_signed(&mut sq, n, 0, &mut r)?;
     for (t, rt) in r.iter_mut().enumerate() {
         // c_t = w_t + a_(t+N) − a_(t+2N) + …
         let mut c = *rt;

@@ -112,10 +112,10 @@ fn one_step(field: &NttField, mp: &[u64], g: &[u64]) -> Result<Vec<u64>> {
         }
     } else {
         let (mut sa, mut sm) = (field.spectrum(h)?, field.spectrum(h)?);
-        field.fwd(&a, h, &mut sa);
-        field.fwd(mp, h, &mut sm);
+        field.fwd(&a, h, &mut sa)?;
+        field.fwd(mp, h, &mut sm)?;
         field.mul(&mut sa, &sm, h);
-        field.inv_signed(&mut sa, h, 0, &mut c);
+        field.inv_signed(&mut sa, h, 0, &mut c)?;
     }
     // P_lo = c − a + x^(h−1); e = −E = −rev_(h−1)(P_lo).
     let e: Vec<u64> = (0..h)

@@ -108,20 +108,22 @@ impl Tree {
                         let (a, b) = prev[j * w..j * w + out.len()].split_at((w / 2).min(out.len()));
                         let (sa, sb) = sp.split_at_mut(sl);
                         if b.is_empty() {
-                            field.fwd(a, w, sa);
+                            field.fwd(a, w, sa)?;
                             out.copy_from_slice(a);
                             return Ok(());
                         }
                         if w >= NMOD_NTT_FIELD_PARALLEL_MIN_N {
-                            rayon::join(|| field.fwd(a, w, sa), || field.fwd(b, w, sb));
+                            let (x, y) = rayon::join(|| field.fwd(a, w, sa), || field.fwd(b, w, sb));
+                            x?;
+                            y?;
                         } else {
-                            field.fwd(a, w, sa);
-                            field.fwd(b, w, sb);
+                            field.fwd(a, w, sa)?;
+                            field.fwd(b, w, sb)?;
                         }
                         tmp.copy_from_slice(sa);
                         field.mul(tmp, sb, w);
                         let d = out.len();
-                        field.inv(tmp, w, 0, &mut out[..d - 1]);
+                        field.inv(tmp, w, 0, &mut out[..d - 1])?;
                         out[d - 1] = 0;
                         add_shifted(out, a, b, &m);
                         Ok(())

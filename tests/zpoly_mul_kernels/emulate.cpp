@@ -1,7 +1,7 @@
 // Runs the Taylor shift's path through kernels/zpoly_mul.cu on the host: `residues` of f reversed,
 // `shift_scale` (one block per prime, its threads switching at every barrier), the linear
 // convolution of its two operands modulo p (here by schoolbook, standing in for the transforms and
-// `pointwise`), `shift_unscale`, `garner`, and compares f(x + c) with the tableau computed by GMP,
+// `pointwise`), `shift_unscale`, `garner` (in launches of 97 coefficients), and compares f(x + c) with the tableau computed by GMP,
 // and the table left by `shift_scale` with R / j! mod p. Lengths 1, 2, 3, 17, 200, 1000 (chunks of
 // zero, one and several indices a thread), coefficients of 1 to 1000 bits with signs, all-ones limbs,
 // the zero polynomial, c = 0, +-1, 3, 2^64 - 1, a 200-bit c and c = p_0 (c = 0 modulo one prime).
@@ -140,9 +140,14 @@ static int check(unsigned len, unsigned bits, int style, const mpz_t c) {
   std::vector<unsigned char> oneg(len);
   mpz_fdiv_q_2exp(q, M, 1);
   for (unsigned t = 0; t < W; t++) mod[t] = mpz_getlimbn(M, t), half[t] = mpz_getlimbn(q, t);
-  for (u64 m = 0; m < len; m++) {
-    blockIdx.x = m / NT, threadIdx.x = m % NT;
-    garner(rows.data(), len, k, primes.data(), g.data(), mod.data(), half.data(), W, xs.data(), out.data(), S, oneg.data());
+  // In launches of 97 coefficients (the last one shorter), as the pipeline's blocks; each launch's
+  // grid covers its range rounded up to whole blocks.
+  for (u64 m0 = 0; m0 < len; m0 += 97) {
+    const u64 m1 = std::min<u64>(m0 + 97, len);
+    for (u64 r = 0; r < (m1 - m0 + NT - 1) / NT * NT; r++) {
+      blockIdx.x = r / NT, threadIdx.x = r % NT;
+      garner(rows.data(), len, m0, m1, k, primes.data(), g.data(), mod.data(), half.data(), W, xs.data(), out.data(), S, oneg.data());
+    }
   }
   mpz_t got;
   mpz_init(got);

@@ -15,8 +15,9 @@
 //!    rows side by side in its own device buffer of 2n words;
 //! 3. forward cyclic NTTs of length n = 2^⌈log2(flen+glen−1)⌉ with [`crate::gpu::ntt::Plan`] (both rows
 //!    of a prime in one call); `pointwise`; inverse NTT (scaled by n^(−1)): the linear convolution mod p_i;
-//! 4. `garner`: mixed-radix digits, limbs by Horner, symmetric lift → stride-S magnitudes and signs;
-//! 5. download into the same pinned buffer ([`HostProduct`]), which the C layer writes into the
+//! 4. `garner`: mixed-radix digits, limbs by Horner, symmetric lift → stride-S magnitudes and signs
+//!    (launches over blocks of coefficients, `GPU_ZPOLY_CRT_BLOCK_UNITS`, a stop checked between them);
+//! 5. download (in pieces of `GPU_ZPOLY_DOWNLOAD_WORDS`) into the same pinned buffer ([`HostProduct`]), which the C layer writes into the
 //!    `mpz_t` directly ([`mul_bits`] copies it into a [`ZSlab`]).
 //!
 //! The Taylor shift f(x + c) runs through the same pipeline (`taylor_shift.rs`): one operand, f

@@ -2,7 +2,8 @@
 //! prime list and length), the upload of the staged inputs, residues, the shift's scale steps,
 //! transforms, pointwise products, the CRT (and the recombination in split mode), whole or in the
 //! parts of the memory plan, and the download. [`Pace`] keeps the host close behind the device, with
-//! an interrupt check between steps.
+//! an interrupt check between steps: the transforms of one prime, one launch of the CRT or of the
+//! recombination (coefficient blocks of [`crt_block`]), one piece of the download.
 use super::memory::{free_bytes, plan_memory, Cut, Shape};
 use super::primes::{garner_table, limb_weights, modulus, montgomery, plan_shape, MIN_K};
 use super::staging::{words_and_bytes, HostProduct};
@@ -21,6 +22,25 @@ use std::time::Instant;
 
 /// Words per staging chunk (8 MiB): the copy of one chunk overlaps the transfer of the next.
 const CHUNK: usize = 1 << 20;
+
+/// Items (positions or coefficients) of one CRT-stage launch over items of `work` units each: about
+/// `units` units, at least `min` items, a multiple of the kernels' block of `NT` threads.
+pub(super) fn crt_block(work: usize, units: usize, min: usize) -> usize {
+    (units / work.max(1)).max(min).max(1).next_multiple_of(NT as usize)
+}
+
+/// `0..len` in consecutive ranges of `block` items (the last one shorter); none when `len` is 0.
+pub(super) fn blocks(len: usize, block: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    let block = block.max(1);
+    (0..len).step_by(block).map(move |a| a..(a + block).min(len))
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Test hook: items per CRT launch and coefficients per download of this thread's products
+    /// (forces several blocks at small sizes).
+    pub(super) static SMALL_BLOCKS: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
 
 /// Device constants of one prime list, with the transform plans of one length.
 pub(super) struct Setup {
@@ -124,6 +144,8 @@ pub(super) struct Job {
     shift: Option<CudaSlice<u64>>,
     /// The name of the stage-time log lines.
     what: &'static str,
+    /// Test hook [`SMALL_BLOCKS`]: items per CRT launch and coefficients per download.
+    small_blocks: Option<usize>,
 }
 
 impl Job {
@@ -167,7 +189,17 @@ impl Job {
         let wts = weights(dev, &stream, primes, l)?;
         let shift = cres.map(|c| stream.clone_htod(c).map_err(launch_err("cuMemcpyHtoD"))).transpose()?;
         let what = if shift.is_some() { "gpu taylor_shift" } else { "gpu poly_mul" };
-        Ok(Job { dev: Arc::clone(dev), stream, s, wts, n, l, square, t, d, cut, shift, what })
+        #[cfg(test)]
+        let small_blocks = SMALL_BLOCKS.get();
+        #[cfg(not(test))]
+        let small_blocks = None;
+        Ok(Job { dev: Arc::clone(dev), stream, s, wts, n, l, square, t, d, cut, shift, what, small_blocks })
+    }
+
+    /// Items per launch of a CRT stage whose items cost `work` units each.
+    fn crt_block(&self, work: usize) -> usize {
+        use crate::tuning::{GPU_ZPOLY_CRT_BLOCK_MIN, GPU_ZPOLY_CRT_BLOCK_UNITS};
+        self.small_blocks.unwrap_or_else(|| crt_block(work, GPU_ZPOLY_CRT_BLOCK_UNITS, GPU_ZPOLY_CRT_BLOCK_MIN))
     }
 
     fn alloc(&self, len: usize) -> Result<CudaSlice<u64>> {
@@ -297,7 +329,8 @@ impl Job {
 
     /// Step 4 for `len` coefficients whose k residue rows (one per prime, len·T positions) are
     /// `rows`: CRT into stride `cs` (split mode: the digit products, then their recombination into
-    /// the coefficients of `stride` limbs). The rows are consumed.
+    /// the coefficients of `stride` limbs), each in launches of [`Job::crt_block`] items with a
+    /// [`Pace`] step between them. The rows are consumed.
     fn crt(&self, rows: Vec<CudaSlice<u64>>, len: usize, stride: usize, pace: &mut Pace) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
         let (stream, k) = (&self.stream, self.s.primes.len());
         let (pos, cs) = if self.t > 1 { (len * self.t, self.d) } else { (len, stride) };
@@ -305,13 +338,18 @@ impl Job {
         let x = self.alloc(self.s.w * pos)?;
         let crt = self.alloc(pos * cs)?;
         let crt_neg = self.bytes(pos)?;
-        {
-            let (lu, ku, wu, su) = (pos as u64, k as u32, self.s.w as u32, cs as u32);
+        let (lu, ku, wu, su) = (pos as u64, k as u32, self.s.w as u32, cs as u32);
+        for (i, r) in blocks(pos, self.crt_block(k * k + 2 * self.s.w + cs)).enumerate() {
+            if i > 0 {
+                pace.step()?;
+            }
+            let (m0, m1) = (r.start as u64, r.end as u64);
             let mut b = stream.launch_builder(&self.s.funcs[2]);
-            b.arg(&p2).arg(&lu).arg(&ku).arg(&self.s.d_primes).arg(&self.s.d_garner).arg(&self.s.d_modulus);
+            b.arg(&p2).arg(&lu).arg(&m0).arg(&m1).arg(&ku).arg(&self.s.d_primes).arg(&self.s.d_garner).arg(&self.s.d_modulus);
             b.arg(&self.s.d_half).arg(&wu).arg(&x).arg(&crt).arg(&su).arg(&crt_neg);
-            // SAFETY: matches `garner`; rows hold ≥ pos words, x W·pos, crt pos·cs, crt_neg pos.
-            unsafe { b.launch(grid(pos, 1)?) }.map_err(launch_err("garner launch"))?;
+            // SAFETY: matches `garner`; m0 < m1 ≤ pos, rows hold ≥ pos words, x W·pos, crt pos·cs,
+            // crt_neg pos.
+            unsafe { b.launch(grid(r.len(), 1)?) }.map_err(launch_err("garner launch"))?;
         }
         if self.t == 1 {
             return Ok((crt, crt_neg));
@@ -322,21 +360,37 @@ impl Job {
         let out = self.alloc(len * stride)?;
         let neg = self.bytes(len)?;
         let (du, tu, lu, su) = (self.d as u32, self.t as u32, len as u64, stride as u32);
-        let mut b = stream.launch_builder(&self.s.funcs[4]);
-        b.arg(&crt).arg(&crt_neg).arg(&du).arg(&tu).arg(&lu).arg(&acc).arg(&out).arg(&su).arg(&neg);
-        // SAFETY: matches `recombine`; crt holds len·T digits of D limbs, acc (S+1)·len, out len·S.
-        unsafe { b.launch(grid(len, 1)?) }.map_err(launch_err("recombine launch"))?;
+        for (i, r) in blocks(len, self.crt_block(self.t * (self.d + 2) + 2 * (stride + 1))).enumerate() {
+            if i > 0 {
+                pace.step()?;
+            }
+            let (c0, c1) = (r.start as u64, r.end as u64);
+            let mut b = stream.launch_builder(&self.s.funcs[4]);
+            b.arg(&crt).arg(&crt_neg).arg(&du).arg(&tu).arg(&lu).arg(&c0).arg(&c1).arg(&acc).arg(&out).arg(&su).arg(&neg);
+            // SAFETY: matches `recombine`; c0 < c1 ≤ len, crt holds len·T digits of D limbs, acc
+            // (S+1)·len, out len·S.
+            unsafe { b.launch(grid(r.len(), 1)?) }.map_err(launch_err("recombine launch"))?;
+        }
         Ok((out, neg))
     }
 
-    /// Enqueues the download of `out` and `neg` (device results of a block of coefficients) into
-    /// `mags` and `signs`.
-    fn download(&self, out: &CudaSlice<u64>, neg: &CudaSlice<u8>, mags: &mut [u64], signs: &mut [u8]) -> Result<()> {
+    /// Enqueues the download of `out` and `neg` (device results of a block of coefficients of
+    /// `stride` limbs), from coefficient `at` on, into `mags` and `signs`.
+    fn download(
+        &self,
+        out: &CudaSlice<u64>,
+        neg: &CudaSlice<u8>,
+        at: usize,
+        stride: usize,
+        mags: &mut [u64],
+        signs: &mut [u8],
+    ) -> Result<()> {
         let s = self.stream.cu_stream();
         let (optr, _o) = out.device_ptr(&self.stream);
         let (nptr, _n) = neg.device_ptr(&self.stream);
-        // SAFETY: the device ranges lie inside `out` and `neg` (at least as long as the host
-        // slices); the host slices stay untouched until the stream is synchronized (pinned
+        let (optr, nptr) = (optr + (at * stride * 8) as u64, nptr + at as u64);
+        // SAFETY: the device ranges lie inside `out` and `neg` (at least `at` coefficients more
+        // than the host slices); the host slices stay untouched until the stream is synchronized (pinned
         // memory: asynchronous DMA; pageable: a synchronous copy).
         unsafe {
             cu::memcpy_dtoh_async(mags, optr, s).map_err(launch_err("cuMemcpyDtoH"))?;
@@ -405,7 +459,17 @@ impl Job {
                 crate::interrupt::checkpoint()?;
                 let t_dev = Instant::now();
                 let (mags, signs) = out.parts_mut()?;
-                self.download(&d_out, &d_neg, mags, signs)?;
+                // In pieces, a stop checked between them: a copy into pageable memory (products
+                // beyond the pinned buffer) returns only when done, at a few GB/s.
+                let per = self.small_blocks.unwrap_or((crate::tuning::GPU_ZPOLY_DOWNLOAD_WORDS / stride).max(1));
+                for r in blocks(hlen, per) {
+                    if crate::interrupt::current().is_stopped() {
+                        stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+                        crate::interrupt::checkpoint()?;
+                    }
+                    let (m, sg) = (&mut mags[r.start * stride..r.end * stride], &mut signs[r.clone()]);
+                    self.download(&d_out, &d_neg, r.start, stride, m, sg)?;
+                }
                 (t_enq, t_dev)
             }
             Some(cut) => {
@@ -472,7 +536,7 @@ impl Job {
                 .map(|i| stream.clone_htod(&parked[i * pos + c0 * t..i * pos + c1 * t]).map_err(launch_err("cuMemcpyHtoD")))
                 .collect::<Result<Vec<_>>>()?;
             let (d_out, d_neg) = self.crt(rows, c1 - c0, stride, &mut Pace { stream, prev: None })?;
-            self.download(&d_out, &d_neg, &mut mags[c0 * stride..c1 * stride], &mut signs[c0..c1])?;
+            self.download(&d_out, &d_neg, 0, stride, &mut mags[c0 * stride..c1 * stride], &mut signs[c0..c1])?;
         }
         Ok(())
     }

@@ -230,6 +230,41 @@ fn cuts_follow_the_memory_budget() {
     }
 }
 
+/// The CRT launches cover every item once, in order, in blocks of the size asked (a multiple of
+/// the kernels' NT, at least the minimum, about the work units asked), the last one shorter.
+#[test]
+fn crt_blocks_partition_the_items() {
+    use super::pipeline::{blocks, crt_block};
+    let nt = NT as usize;
+    for &(work, units, min) in &[
+        (1usize, 1usize << 29, 1usize << 16),
+        (108, 1 << 29, 1 << 16),
+        (15, 1 << 29, 1 << 16),
+        (1 << 30, 1 << 29, 1),
+        (0, 1000, 1),
+        (99, 0, 0),
+    ] {
+        let b = crt_block(work, units, min);
+        assert!(b >= min.max(1) && b.is_multiple_of(nt), "{work} {units} {min}: {b}");
+        assert!(b < (units / work.max(1)).max(min).max(1) + nt, "{work} {units} {min}: {b}");
+    }
+    assert_eq!(crt_block(108, 1 << 29, 1 << 16), (((1 << 29) / 108) as usize).next_multiple_of(nt));
+    for &len in &[0usize, 1, 255, 256, 257, 1000, 65536, 100_003] {
+        for &block in &[1usize, 7, 256, 1000, 1 << 20] {
+            let v: Vec<_> = blocks(len, block).collect();
+            assert_eq!(v.len(), len.div_ceil(block), "{len} {block}");
+            let mut at = 0;
+            for (i, r) in v.iter().enumerate() {
+                assert_eq!(r.start, at, "{len} {block}");
+                assert!(!r.is_empty() && r.len() <= block && (i + 1 == v.len() || r.len() == block), "{len} {block}: {r:?}");
+                at = r.end;
+            }
+            assert_eq!(at, len, "{len} {block}");
+        }
+    }
+    assert_eq!(blocks(5, 0).count(), 5, "a block of 0 items counts as 1");
+}
+
 #[cfg(feature = "gpu-tests")]
 mod gpu {
     use super::super::memory::{Cut, MEMORY_CAP};
@@ -362,6 +397,49 @@ mod gpu {
             }
             check(&fv, &fv, group, &format!("square of {what}"));
         }
+    }
+
+    /// The CRT and the recombination in several launches, and the download in several pieces
+    /// (blocks of 256 to 1280 items, or one item, by the test hook): direct and split shapes,
+    /// squares, lengths around the blocks, the Taylor shift's CRT, equal to the one-block product
+    /// and to the oracle.
+    #[test]
+    fn products_in_crt_blocks_match() {
+        use super::super::pipeline::SMALL_BLOCKS;
+        let mut rng = Rng(59);
+        for &(fl, gl, bits, block) in &[
+            (700usize, 600usize, 256u64, 256usize),
+            (1000, 1000, 64, 512),
+            (300, 257, 1024, 256),
+            (129, 128, 2000, 1),
+            (2000, 1, 300, 1280),
+        ] {
+            let f = poly(&mut rng, fl, bits, 2);
+            let g = poly(&mut rng, gl, bits, 1);
+            let (fv, gv) = (views(&f), views(&g));
+            for (a, b, what) in [(&fv, &gv, "product"), (&fv, &fv, "square")] {
+                let what = format!("{what} {fl} x {gl}, {bits} bits, blocks of {block}");
+                let whole = mul(a, b).unwrap_or_else(|e| panic!("{what}: {e}"));
+                SMALL_BLOCKS.set(Some(block));
+                let got = mul(a, b);
+                SMALL_BLOCKS.set(None);
+                let got = got.unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!(got, whole, "{what}");
+                let want =
+                    if a.len() * b.len() <= 1 << 20 { oracle(a, b) } else { slab_coefs(&zpoly::mul(a, b, Alg::SmallPrimeNtt).unwrap()) };
+                assert_eq!(slab_coefs(&got), want, "{what}");
+            }
+        }
+        let f = poly(&mut rng, 3000, 100, 2);
+        let fv = views(&f);
+        let c = [7u64];
+        let c = IntRef::new(true, &c);
+        let bits = crate::zpoly::taylor_shift::shift_bits(crate::int::max_bits(&fv), fv.len(), c);
+        SMALL_BLOCKS.set(Some(256));
+        let got = super::super::taylor_shift(&fv, c, bits);
+        SMALL_BLOCKS.set(None);
+        let want = crate::zpoly::taylor_shift::taylor_shift(&fv, c).unwrap();
+        assert_eq!(got.unwrap(), want, "Taylor shift in blocks of 256");
     }
 
     #[test]
