@@ -49,6 +49,12 @@ pub const MPZ_POWM_N_GPU_MIN_N: u64 = 1 << 10;
 /// ... and the average work of one element, bits(m)²·bits(e), at least this (256-bit m and e, the
 /// smallest size measured to win).
 pub const MPZ_POWM_N_GPU_MIN_WORK: u64 = 1 << 24;
+/// Device batches (mulmod, powm) are split over the device set in blocks of at least this many
+/// elements (an estimate: a smaller block's thread, transfers and launch cost about what it saves).
+pub const MPZ_BATCH_GPU_SPLIT_MIN_N: u64 = 1 << 12;
+/// The GPU Z\[x\] product is split over the device set from this many output words on (an estimate:
+/// below it the per-device transforms take well under the exchange's and setup's few milliseconds).
+pub const ZPOLY_MUL_GPU_SPLIT_MIN_WORDS: u64 = 1 << 22;
 
 // ---- Z[x] multiplication ----
 

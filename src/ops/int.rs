@@ -2,10 +2,10 @@
 //! multiplication and exponentiation over views ([`mulmod_n`], [`powm_n`]).
 use super::route::{on_gpu, route, Op, Where};
 use super::zvec::ZVec;
-use crate::gpu::{batch as gpu_batch, ntt_mul};
+use crate::gpu::{batch as gpu_batch, device, ntt_mul};
 use crate::int::{batch, mag_bits, max_bits, mul_mag, IntRef, ZList};
 use crate::runtime::{self, Backend};
-use crate::tuning::INT_MUL_NTT_MIN_LIMBS;
+use crate::tuning::{INT_MUL_NTT_MIN_LIMBS, MPZ_BATCH_GPU_SPLIT_MIN_N};
 use crate::Result;
 
 /// |a|·|b| (a.len() + b.len() limbs) where it was computed.
@@ -66,17 +66,50 @@ fn powm_work(m: &[u64], exp: &[IntRef]) -> u64 {
     (mb * mb * eb / exp.len() as u128).min(u64::MAX as u128) as u64
 }
 
-/// The device path of [`mulmod_n`] (`pow` false) and [`powm_n`] (`pow` true): upload, kernel, download.
+/// The device path of [`mulmod_n`] (`pow` false) and [`powm_n`] (`pow` true): upload, kernel,
+/// download. The elements are split in contiguous blocks over the device set
+/// ([`device::devices`], [`split_blocks`]): each block is staged in host memory here (in gpmp's
+/// pool), then one thread per device uploads its block, runs the kernel and downloads the results,
+/// and the blocks are gathered in order. Every element is computed by the same kernel whatever the
+/// split, so the results equal one device's and the CPU's.
 pub fn on_device(x: &[IntRef], y: &[IntRef], m: &[u64], pow: bool) -> Result<ZList> {
-    let upload = |x: &[IntRef]| -> Result<ZVec> {
-        let mut v = ZVec::zeros_on(x.len(), max_bits(x).max(1), true)?;
+    let devs = device::devices();
+    let blocks = split_blocks(x.len(), devs.len());
+    let mv = IntRef::new(false, m);
+    let run = |vx: &ZVec, vy: &ZVec| -> Result<ZVec> {
+        let r = ZVec::zeros_on(vx.len(), mag_bits(m), true)?;
+        if pow {
+            ZVec::powm(&r, vx, vy, mv)
+        } else {
+            ZVec::mulmod(&r, vx, vy, mv)
+        }
+    };
+    let staged = |x: &[IntRef], device: bool| -> Result<ZVec> {
+        let mut v = ZVec::zeros_on(x.len(), max_bits(x).max(1), device)?;
         v.set(x)?;
         Ok(v)
     };
-    let (vx, vy) = (upload(x)?, upload(y)?);
-    let r = ZVec::zeros_on(x.len(), mag_bits(m), true)?;
-    let mv = IntRef::new(false, m);
-    if pow { ZVec::powm(&r, &vx, &vy, mv) } else { ZVec::mulmod(&r, &vx, &vy, mv) }?.to_list()
+    if blocks.len() == 1 {
+        return run(&staged(x, true)?, &staged(y, true)?)?.to_list();
+    }
+    let host: Vec<(ZVec, ZVec)> =
+        blocks.iter().map(|b| Ok((staged(&x[b.clone()], false)?, staged(&y[b.clone()], false)?))).collect::<Result<_>>()?;
+    let done = device::on_each(&devs[..blocks.len()], |i, _| {
+        let (vx, vy) = &host[i];
+        run(&vx.placed(true)?, &vy.placed(true)?)?.placed(false)
+    })?;
+    drop(host);
+    let lists = done.iter().map(ZVec::to_list).collect::<Result<Vec<_>>>()?;
+    let views: Vec<IntRef> = lists.iter().flat_map(ZList::views).collect();
+    ZList::from_ints(&views)
+}
+
+/// The element blocks of a device batch of n elements over `devices` devices: one per device, at
+/// least [`MPZ_BATCH_GPU_SPLIT_MIN_N`] elements each (so fewer devices for small batches, one block
+/// for n below twice that), contiguous, in order, sizes differing by at most one.
+pub fn split_blocks(n: usize, devices: usize) -> Vec<std::ops::Range<usize>> {
+    let min = MPZ_BATCH_GPU_SPLIT_MIN_N as usize;
+    device::shares(n, devices.min(n / min).max(1))
 }
 
 #[cfg(test)]
@@ -96,6 +129,21 @@ mod tests {
         assert!(!wins(&m, &vec![e256; n - 1]));
         assert!(!wins(&m, &vec![e64; 1 << 16]));
         assert!(!wins(&m[..2], &vec![e256; 1 << 16]));
+    }
+
+    #[test]
+    fn batches_split_in_ordered_blocks_of_at_least_the_minimum() {
+        let min = MPZ_BATCH_GPU_SPLIT_MIN_N as usize;
+        assert_eq!(split_blocks(0, 4), [0..0]);
+        assert_eq!(split_blocks(2 * min - 1, 4), [0..2 * min - 1], "below two minimum blocks: one device");
+        assert_eq!(split_blocks(2 * min, 1), [0..2 * min]);
+        assert_eq!(split_blocks(2 * min, 4), [0..min, min..2 * min]);
+        assert_eq!(split_blocks(1 << 20, 4), [0..1 << 18, 1 << 18..2 << 18, 2 << 18..3 << 18, 3 << 18..4 << 18]);
+        for (n, d) in [(5 * min + 3, 4), (1_000_003, 3), (1 << 20, 8)] {
+            let b = split_blocks(n, d);
+            assert!(b.len() <= d && b.iter().all(|r| r.len() >= min));
+            assert!(b.windows(2).all(|w| w[0].end == w[1].start) && b[0].start == 0 && b.last().unwrap().end == n);
+        }
     }
 
     /// On a machine without a GPU the routed calls equal the CPU batch kernels (the GPU suite
