@@ -49,12 +49,6 @@ pub const MPZ_POWM_N_GPU_MIN_N: u64 = 1 << 10;
 /// ... and the average work of one element, bits(m)²·bits(e), at least this (256-bit m and e, the
 /// smallest size measured to win).
 pub const MPZ_POWM_N_GPU_MIN_WORK: u64 = 1 << 24;
-/// Device batches (mulmod, powm) are split over the device set in blocks of at least this many
-/// elements (an estimate: a smaller block's thread, transfers and launch cost about what it saves).
-pub const MPZ_BATCH_GPU_SPLIT_MIN_N: u64 = 1 << 12;
-/// The GPU Z\[x\] product is split over the device set from this many output words on (an estimate:
-/// below it the per-device transforms take well under the exchange's and setup's few milliseconds).
-pub const ZPOLY_MUL_GPU_SPLIT_MIN_WORDS: u64 = 1 << 22;
 
 // ---- Z[x] multiplication ----
 
@@ -238,6 +232,14 @@ pub const GPU_ZVEC_MULW_CHUNK_LIMBS: usize = 32;
 pub const GPU_ZVEC_MULW_MIN_BLOCKS_PER_SM: usize = 6;
 /// `zv_mulw`'s ragged columns run or skip blocks of 4 digits in units of this many (`ZW_U`): 3.45 ms against 3.49 at 4 and 3.55 at 1.
 pub const GPU_ZVEC_MULW_UNIT: usize = 2;
+
+// ---- Several GPUs: when a GPU call is split over the device set (`gpu::device::devices`) ----
+/// Device batches (mulmod, powm) are split over the device set in blocks of at least this many
+/// elements (an estimate: a smaller block's thread, transfers and launch cost about what it saves).
+pub const MPZ_BATCH_GPU_SPLIT_MIN_N: u64 = 1 << 12;
+/// The GPU Z\[x\] product is split over the device set from this many output words on (an estimate:
+/// below it the per-device transforms take well under the exchange's and setup's few milliseconds).
+pub const ZPOLY_MUL_GPU_SPLIT_MIN_WORDS: u64 = 1 << 22;
 
 // ---- GPU engines: choices per architecture (used without searching; see `gpu::autotune`) ----
 

@@ -43,13 +43,13 @@ pub extern "C" fn gpmp_set_cuda_device(device: c_int) -> gpmp_status {
 }
 
 /// Makes the `n` distinct CUDA devices `ids` the device set of every later GPU call in the process
-/// (default every visible device, or env `GPMP_CUDA_DEVICES=0,1,...`): the Z[x] product and the
+/// (default every visible device, or env `GPMP_CUDA_DEVICES=0,1,...`): the Z\[x\] product and the
 /// batched mulmod and powm share their work over all of them; the first is the current device,
 /// where the other GPU routes run. An empty list, a repeated or nonexistent device is
 /// `GPMP_INVALID_ARGUMENT` and changes nothing.
 ///
 /// # Safety
-/// `ids` must point to `n` readable ints (it may be NULL when `n` is 0).
+/// `ids` must point to `n` readable ints.
 #[no_mangle]
 pub unsafe extern "C" fn gpmp_set_cuda_devices(ids: *const c_int, n: usize) -> gpmp_status {
     guard("gpmp_set_cuda_devices", || {

@@ -10,7 +10,7 @@
 //! the set of one: `gpmp_set_cuda_device(d)` is `gpmp_set_cuda_devices([d])`, and env
 //! `GPMP_CUDA_DEVICE=d` (read only when `GPMP_CUDA_DEVICES` is unset) means the set {d}. A thread
 //! doing one device's share of a split call has that device [`pinned`]: its current device is that
-//! one while it works.
+//! one while it works, and its device set is that device alone.
 use super::{driver_err, shield};
 use crate::{invalid, Error, Result};
 use cudarc::driver::{result, sys, CudaContext, CudaStream};
@@ -158,8 +158,13 @@ fn default_set(list: Option<&str>, single: Option<&str>, count: usize) -> Vec<us
     (0..count.max(1)).collect()
 }
 
-/// The device set, in order (the first is the current device).
+/// The device set, in order (the first is the current device); on a thread with a [`pinned`]
+/// device, that device alone (a device's share of a split call is never split again).
 pub fn devices() -> Vec<usize> {
+    let p = PINNED.get();
+    if p >= 0 {
+        return vec![p as usize];
+    }
     if let Some(s) = SET.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
         return s.clone();
     }
@@ -320,13 +325,14 @@ mod tests {
         let base = current_ordinal();
         pinned(7, || {
             assert_eq!(current_ordinal(), 7);
+            assert_eq!(devices(), [7]);
             pinned(5, || assert_eq!(current_ordinal(), 5));
             assert_eq!(current_ordinal(), 7);
             std::thread::scope(|s| s.spawn(|| assert_eq!(current_ordinal(), base)).join().unwrap());
         });
         assert_eq!(current_ordinal(), base);
-        let seen = on_each(&[3, 1, 2], |i, d| Ok((i, d, current_ordinal()))).unwrap();
-        assert_eq!(seen, [(0, 3, 3), (1, 1, 1), (2, 2, 2)]);
+        let seen = on_each(&[3, 1, 2], |i, d| Ok((i, d, current_ordinal(), devices()))).unwrap();
+        assert_eq!(seen, [(0, 3, 3, vec![3]), (1, 1, 1, vec![1]), (2, 2, 2, vec![2])]);
         let e = on_each(&[0, 1], |i, _| if i == 1 { invalid!("share {i}") } else { Ok(i) });
         assert!(matches!(e, Err(Error::InvalidArgument(_))));
     }
@@ -381,6 +387,7 @@ mod tests {
         assert_eq!(current_ordinal(), n - 1);
         assert_eq!(pinned(0, current_ordinal), 0);
         let seen = on_each(&devices(), |i, d| Ok((i, d, current_ordinal()))).unwrap();
+        assert_eq!(seen.len(), n as usize);
         assert!(seen.iter().enumerate().all(|(i, &(j, d, c))| i == j && d as i64 == c && d as i64 == n - 1 - i as i64));
         set_devices(&before.iter().map(|&d| d as i64).collect::<Vec<_>>()).unwrap();
     }

@@ -165,4 +165,46 @@ mod tests {
             MagProduct::Device(_) => assert!(runtime::gpu_available()),
         }
     }
+
+    /// The batch split over several devices (blocks of at least the split minimum, uneven last
+    /// block) equals one device and the CPU (GMP) for mulmod and powm: random, zero, ±1, m − 1,
+    /// negative bases, all-ones limbs, full-size exponents. Fewer than 2 devices: skipped.
+    #[cfg(feature = "gpu-tests")]
+    #[test]
+    fn batches_over_several_devices_match_one_device_and_gmp() {
+        let count = device::device_count();
+        if count < 2 {
+            eprintln!("skipped: {count} device(s), the split batch needs 2");
+            return;
+        }
+        let mut rng = Rng(67);
+        let n = 2 * MPZ_BATCH_GPU_SPLIT_MIN_N as usize * count + 77;
+        for bits in [64u64, 1024] {
+            let m = (false, coef(&mut rng, bits, 0).1.iter().map(|&w| w | 1 | (1 << 63)).collect::<Vec<_>>());
+            let mm1 = {
+                let mut v = m.1.clone();
+                v[0] -= 1;
+                v
+            };
+            let a: Vec<Coef> = (0..n)
+                .map(|i| match i % 11 {
+                    0 => (false, vec![]),
+                    1 => (i % 2 == 0, vec![1]),
+                    2 => (false, mm1.clone()),
+                    3 => (true, vec![u64::MAX; (bits / 64) as usize + 1]),
+                    _ => coef(&mut rng, bits + 30, i as u64 % 4),
+                })
+                .collect();
+            let e: Vec<Coef> = (0..n).map(|i| (false, coef(&mut rng, if i % 97 == 0 { bits } else { 80 }, i as u64 % 4).1)).collect();
+            let (av, ev, mv) = (views(&a), views(&e), IntRef::new(false, crate::int::normalized(&m.1)));
+            for pow in [false, true] {
+                let y = if pow { &ev } else { &av };
+                let split = on_device(&av, y, mv.mag, pow).unwrap();
+                let one = device::pinned(0, || on_device(&av, y, mv.mag, pow)).unwrap();
+                let cpu = if pow { batch::powm(&av, y, mv) } else { batch::mulmod(&av, y, mv) }.unwrap();
+                assert_eq!(split.views(), one.views(), "{bits} bits, pow {pow}: split vs one device");
+                assert_eq!(split.views(), cpu.views(), "{bits} bits, pow {pow}: split vs GMP");
+            }
+        }
+    }
 }
