@@ -220,12 +220,25 @@ pub fn pinned<R>(ordinal: usize, f: impl FnOnce() -> R) -> R {
 /// first error. One thread per device, not pool workers, so that a thread waiting on its device
 /// never holds up another device's share; `f` should leave heavy host loops to the caller.
 pub fn on_each<T: Send>(devs: &[usize], f: impl Fn(usize, usize) -> Result<T> + Sync) -> Result<Vec<T>> {
+    on_each_while(devs, f, || Ok(()))
+}
+
+/// [`on_each`], running `meanwhile` on the calling thread (in its pool: host work the devices'
+/// threads wait for, such as staging their inputs) while the devices' threads run; its error
+/// comes first.
+pub fn on_each_while<T: Send>(
+    devs: &[usize],
+    f: impl Fn(usize, usize) -> Result<T> + Sync,
+    meanwhile: impl FnOnce() -> Result<()>,
+) -> Result<Vec<T>> {
     let cur = crate::interrupt::current();
     let (f, cur) = (&f, &cur);
     std::thread::scope(|s| {
         let hs: Vec<_> = devs.iter().enumerate().map(|(i, &d)| s.spawn(move || cur.enter(|| pinned(d, || f(i, d))))).collect();
+        let m = meanwhile();
         let rs: Vec<Result<T>> =
             hs.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::Internal("a device thread panicked".into())))).collect();
+        m?;
         rs.into_iter().collect()
     })
 }

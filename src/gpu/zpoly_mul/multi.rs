@@ -2,8 +2,8 @@
 //! primes for the transforms, then by blocks of coefficients for the CRT, the residues regrouped
 //! between them by peer copies.
 //!
-//! 1. The inputs are staged once in host memory (limbs and sign bytes, in gpmp's pool) and uploaded
-//!    whole to every device;
+//! 1. The inputs are staged once in host memory (limbs and sign bytes, in gpmp's pool, on the
+//!    calling thread), chunk by chunk, and every device uploads each chunk as it is staged;
 //! 2. device e computes h mod p_i for its share of the k primes (`shares(k, D)`: residues,
 //!    transforms, pointwise products, inverse transforms), rows of hlen·T words;
 //! 3. device e pulls, for its block of coefficients (`shares(hlen, D)`), the k residues of each of
@@ -35,7 +35,7 @@ use super::launch_err;
 use super::memory::{free_bytes, split_fits, Shape};
 use super::pipeline::{Job, Pace};
 use super::primes::plan_shape;
-use super::staging::{words_and_bytes, HostProduct};
+use super::staging::HostProduct;
 use crate::gpu::device::{self, Device};
 use crate::gpu::shield;
 use crate::int::{limbs_for_bits, IntRef};
@@ -44,7 +44,12 @@ use cudarc::driver::{result as cu, DevicePtr};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Barrier, Condvar, Mutex};
+
+/// Words per staging chunk (8 MiB): each device uploads a chunk while the next one is staged.
+const CHUNK: usize = 1 << 20;
+/// `staged` after a failure of the staging (a stop).
+const STAGING_FAILED: usize = usize::MAX;
 
 /// The shares of a split product: primes and coefficients per device.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -121,153 +126,184 @@ pub(super) fn mul(devs: &[usize], f: &[IntRef], g: &[IntRef], bits: u64, limbs: 
     if !split_fits(&shape, w, &sp, &free) {
         return Ok(None);
     }
-    // 1. the inputs, staged once
+    // 1. the inputs, staged here chunk by chunk while the devices set up and upload each chunk
     let in_words = total * l;
     let mut out = HostProduct::new(Some(&dev[0]), hlen, stride, in_words + total.div_ceil(8))?;
-    {
-        let (buf, sbuf) = words_and_bytes(out.host.slice()?, in_words);
-        let mut at = 0;
-        for op in ops {
-            buf[at * l..(at + op.len()) * l]
-                .par_chunks_mut(l)
-                .zip(sbuf[at..at + op.len()].par_iter_mut())
-                .zip(op.par_iter())
-                .with_min_len(1024)
-                .for_each(|((dst, s), x)| {
-                    dst[..x.mag.len()].copy_from_slice(x.mag);
-                    dst[x.mag.len()..].fill(0);
-                    *s = u8::from(x.neg);
-                });
-            at += op.len();
-        }
-    }
-    crate::interrupt::checkpoint()?;
     let lens: Vec<usize> = ops.iter().map(|o| o.len()).collect();
-    let host_in: &[u64] = &out.host.slice()?[..in_words + total.div_ceil(8)];
-    // SAFETY of the sharing below: the input part is only read until the second meeting (every
-    // device's uploads have completed by then), the output parts are written after it, each device
-    // its own block.
-    let host_in_addr = (host_in.as_ptr() as usize, host_in.len());
-    let meet = Meet::new(dev.len());
-    let rows_of: Mutex<Vec<Vec<RowPtr>>> = Mutex::new(vec![Vec::new(); dev.len()]);
+    // The buffer holds the inputs (limbs, then sign bytes) until the second meeting and the
+    // product after it: shared as addresses, each range made a slice only while it is in use.
+    let base = out.host.slice()?.as_mut_ptr() as usize;
     let parts = {
         let (mags, signs) = out.parts_mut()?;
-        let mut mags: &mut [u64] = mags;
-        let mut signs: &mut [u8] = signs;
-        let mut v = Vec::with_capacity(dev.len());
-        for c in &sp.coefs {
-            let (m, rest) = std::mem::take(&mut mags).split_at_mut(c.len() * stride);
-            let (s, srest) = std::mem::take(&mut signs).split_at_mut(c.len());
-            mags = rest;
-            signs = srest;
-            v.push(Mutex::new(Some((m as *mut [u64] as *mut u64 as usize, s as *mut [u8] as *mut u8 as usize))));
-        }
-        v
+        let (mp, spp) = (mags.as_mut_ptr() as usize, signs.as_mut_ptr() as usize);
+        sp.coefs.iter().map(|c| Mutex::new(Some((mp + 8 * c.start * stride, spp + c.start)))).collect::<Vec<_>>()
     };
+    let (words_at, signs_at) = (base, base + 8 * in_words);
+    let staged = (Mutex::new(0usize), Condvar::new());
+    let meet = Meet::new(dev.len());
+    let rows_of: Mutex<Vec<Vec<RowPtr>>> = Mutex::new(vec![Vec::new(); dev.len()]);
     let sp = &sp;
-    let r = device::on_each(devs, |e, _| {
-        let dv = &dev[e];
-        // phase 1: upload, this device's primes
-        let mine = meet.at(
-            0,
-            shield("GPU poly_mul share", || {
-                let job = Job::part(dv, &primes, shape, square)?;
-                let stream = Arc::clone(&job.stream);
-                // SAFETY: the staged inputs stay alive and unwritten until the second meeting.
-                let host_in = unsafe { std::slice::from_raw_parts(host_in_addr.0 as *const u64, host_in_addr.1) };
-                let (words, sbytes) = host_in.split_at(in_words);
-                // SAFETY: the sign bytes were written into the words after the limbs.
-                let sbytes = unsafe { std::slice::from_raw_parts(sbytes.as_ptr().cast::<u8>(), total) };
-                let d_limbs = job.alloc(in_words)?;
-                let d_signs = job.bytes(total)?;
-                {
-                    let (lp, _a) = d_limbs.device_ptr(&stream);
-                    let (sp_, _b) = d_signs.device_ptr(&stream);
-                    // SAFETY: the device buffers hold in_words words and `total` bytes; the host ranges
-                    // stay untouched until this stream is synchronised below.
-                    unsafe {
-                        cu::memcpy_htod_async(lp, words, stream.cu_stream()).map_err(launch_err("cuMemcpyHtoD"))?;
-                        cu::memcpy_htod_async(sp_, sbytes, stream.cu_stream()).map_err(launch_err("cuMemcpyHtoD"))?;
-                    }
+    let per = (CHUNK / l).max(1);
+    let stage = || -> Result<()> {
+        let r = (|| {
+            let mut at = 0;
+            for op in ops {
+                for src in op.chunks(per) {
+                    // SAFETY: coefficients at..at + src.len() of the input part, written only here
+                    // and read by the devices only after `staged` passes them.
+                    let (dst, sg) = unsafe {
+                        (
+                            std::slice::from_raw_parts_mut((words_at as *mut u64).add(at * l), src.len() * l),
+                            std::slice::from_raw_parts_mut((signs_at as *mut u8).add(at), src.len()),
+                        )
+                    };
+                    dst.par_chunks_mut(l).zip(sg.par_iter_mut()).zip(src.par_iter()).with_min_len(1024).for_each(|((d, s), x)| {
+                        d[..x.mag.len()].copy_from_slice(x.mag);
+                        d[x.mag.len()..].fill(0);
+                        *s = u8::from(x.neg);
+                    });
+                    crate::interrupt::checkpoint()?;
+                    at += src.len();
+                    *staged.0.lock().unwrap_or_else(|p| p.into_inner()) = at;
+                    staged.1.notify_all();
                 }
-                let ps = sp.primes[e].clone();
-                let rows = if ps.is_empty() {
-                    Vec::new()
-                } else {
-                    job.convolve(&d_limbs, &d_signs, &lens, ps, &mut Pace { stream: &stream, prev: None })?
-                };
-                drop((d_limbs, d_signs));
-                stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
-                let ctx = dv.ctx.cu_ctx() as usize;
-                let ptrs = rows.iter().map(|r| RowPtr { ptr: r.device_ptr(&stream).0, ctx }).collect();
-                rows_of.lock().unwrap_or_else(|p| p.into_inner())[e] = ptrs;
-                Ok((job, rows))
-            }),
-        )?;
-        let (job, rows) = mine;
-        // phase 2: pull the residues of this device's coefficients
-        let c = sp.coefs[e].clone();
-        let pos = c.len() * t;
-        let pulled = meet.at(
-            1,
-            shield("GPU poly_mul regroup", || {
-                let stream = &job.stream;
-                let all = rows_of.lock().unwrap_or_else(|p| p.into_inner()).clone();
-                for (o, od) in dev.iter().enumerate() {
-                    if o != e {
-                        device::enable_peer(dv, od);
-                    }
-                }
-                dv.ctx.bind_to_thread().map_err(launch_err("cuCtxSetCurrent"))?;
-                let recv = (0..k).map(|_| job.alloc(pos)).collect::<Result<Vec<_>>>()?;
-                let src_rows = all.iter().flat_map(|r| r.iter().copied());
-                for (dst, src) in recv.iter().zip(src_rows) {
-                    if pos == 0 {
-                        break;
-                    }
-                    let (dp, _g) = dst.device_ptr(stream);
-                    let from = src.ptr + (c.start * t * 8) as u64;
-                    // SAFETY: the source row holds hlen·T ≥ c.end·T words and stays alive until the
-                    // next meeting; the destination holds pos words.
-                    unsafe {
-                        if src.ctx == dv.ctx.cu_ctx() as usize {
-                            cu::memcpy_dtod_async(dp, from, pos * 8, stream.cu_stream()).map_err(launch_err("cuMemcpyDtoD"))?;
-                        } else {
-                            cu::memcpy_peer_async(
-                                dv.ctx.cu_ctx(),
-                                dp,
-                                src.ctx as cudarc::driver::sys::CUcontext,
-                                from,
-                                pos * 8,
-                                stream.cu_stream(),
-                            )
-                            .map_err(launch_err("cuMemcpyPeer"))?;
+            }
+            Ok(())
+        })();
+        if r.is_err() {
+            *staged.0.lock().unwrap_or_else(|p| p.into_inner()) = STAGING_FAILED;
+            staged.1.notify_all();
+        }
+        r
+    };
+    let r = device::on_each_while(
+        devs,
+        |e, _| {
+            let dv = &dev[e];
+            // phase 1: upload as the chunks come, this device's primes
+            let mine = meet.at(
+                0,
+                shield("GPU poly_mul share", || {
+                    let job = Job::part(dv, &primes, shape, square)?;
+                    let stream = Arc::clone(&job.stream);
+                    let d_limbs = job.alloc(in_words)?;
+                    let d_signs = job.bytes(total)?;
+                    {
+                        let (lp, _a) = d_limbs.device_ptr(&stream);
+                        let (sptr, _b) = d_signs.device_ptr(&stream);
+                        let mut done = 0;
+                        while done < total {
+                            let now = {
+                                let mut g = staged.0.lock().unwrap_or_else(|p| p.into_inner());
+                                while *g == done {
+                                    g = staged.1.wait(g).unwrap_or_else(|p| p.into_inner());
+                                }
+                                *g
+                            };
+                            if now == STAGING_FAILED {
+                                // The uploads queued so far read the buffer: wait for them.
+                                stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+                                return Err(Error::Interrupted("the inputs were not staged".into()));
+                            }
+                            // SAFETY: staged coefficients, not written again before the second
+                            // meeting; the device range lies inside `d_limbs`; the stream is
+                            // synchronised before this phase ends.
+                            unsafe {
+                                let src = std::slice::from_raw_parts((words_at as *const u64).add(done * l), (now - done) * l);
+                                cu::memcpy_htod_async(lp + (8 * done * l) as u64, src, stream.cu_stream())
+                                    .map_err(launch_err("cuMemcpyHtoD"))?;
+                            }
+                            done = now;
+                        }
+                        // SAFETY: as above, the `total` sign bytes.
+                        unsafe {
+                            let src = std::slice::from_raw_parts(signs_at as *const u8, total);
+                            cu::memcpy_htod_async(sptr, src, stream.cu_stream()).map_err(launch_err("cuMemcpyHtoD"))?;
                         }
                     }
+                    let ps = sp.primes[e].clone();
+                    let rows = if ps.is_empty() {
+                        Vec::new()
+                    } else {
+                        job.convolve(&d_limbs, &d_signs, &lens, ps, &mut Pace { stream: &stream, prev: None })?
+                    };
+                    drop((d_limbs, d_signs));
+                    stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+                    let ctx = dv.ctx.cu_ctx() as usize;
+                    let ptrs = rows.iter().map(|r| RowPtr { ptr: r.device_ptr(&stream).0, ctx }).collect();
+                    rows_of.lock().unwrap_or_else(|p| p.into_inner())[e] = ptrs;
+                    Ok((job, rows))
+                }),
+            )?;
+            let (job, rows) = mine;
+            // phase 2: pull the residues of this device's coefficients
+            let c = sp.coefs[e].clone();
+            let pos = c.len() * t;
+            let pulled = meet.at(
+                1,
+                shield("GPU poly_mul regroup", || {
+                    let stream = &job.stream;
+                    let all = rows_of.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                    for (o, od) in dev.iter().enumerate() {
+                        if o != e {
+                            device::enable_peer(dv, od);
+                        }
+                    }
+                    dv.ctx.bind_to_thread().map_err(launch_err("cuCtxSetCurrent"))?;
+                    let recv = (0..k).map(|_| job.alloc(pos)).collect::<Result<Vec<_>>>()?;
+                    let src_rows = all.iter().flat_map(|r| r.iter().copied());
+                    for (dst, src) in recv.iter().zip(src_rows) {
+                        if pos == 0 {
+                            break;
+                        }
+                        let (dp, _g) = dst.device_ptr(stream);
+                        let from = src.ptr + (c.start * t * 8) as u64;
+                        // SAFETY: the source row holds hlen·T ≥ c.end·T words and stays alive until the
+                        // next meeting; the destination holds pos words.
+                        unsafe {
+                            if src.ctx == dv.ctx.cu_ctx() as usize {
+                                cu::memcpy_dtod_async(dp, from, pos * 8, stream.cu_stream()).map_err(launch_err("cuMemcpyDtoD"))?;
+                            } else {
+                                cu::memcpy_peer_async(
+                                    dv.ctx.cu_ctx(),
+                                    dp,
+                                    src.ctx as cudarc::driver::sys::CUcontext,
+                                    from,
+                                    pos * 8,
+                                    stream.cu_stream(),
+                                )
+                                .map_err(launch_err("cuMemcpyPeer"))?;
+                            }
+                        }
+                    }
+                    stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
+                    Ok(recv)
+                }),
+            )?;
+            drop(rows);
+            // phase 3: the CRT of this device's block, downloaded into its part of the product
+            shield("GPU poly_mul CRT", || {
+                let stream = &job.stream;
+                let part = parts[e].lock().unwrap_or_else(|p| p.into_inner()).take();
+                let Some((mp, spp)) = part else { return Err(Error::Internal("a product block taken twice".into())) };
+                if c.is_empty() {
+                    return Ok(());
                 }
+                // SAFETY: this device's disjoint block of the product's magnitudes and signs.
+                let (mags, signs) = unsafe {
+                    (
+                        std::slice::from_raw_parts_mut(mp as *mut u64, c.len() * stride),
+                        std::slice::from_raw_parts_mut(spp as *mut u8, c.len()),
+                    )
+                };
+                let (d_out, d_neg) = job.crt(pulled, c.len(), stride, &mut Pace { stream, prev: None })?;
+                job.download(&d_out, &d_neg, mags, signs)?;
                 stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
-                Ok(recv)
-            }),
-        )?;
-        drop(rows);
-        // phase 3: the CRT of this device's block, downloaded into its part of the product
-        shield("GPU poly_mul CRT", || {
-            let stream = &job.stream;
-            let part = parts[e].lock().unwrap_or_else(|p| p.into_inner()).take();
-            let Some((mp, spp)) = part else { return Err(Error::Internal("a product block taken twice".into())) };
-            if c.is_empty() {
-                return Ok(());
-            }
-            // SAFETY: this device's disjoint block of the product's magnitudes and signs.
-            let (mags, signs) = unsafe {
-                (std::slice::from_raw_parts_mut(mp as *mut u64, c.len() * stride), std::slice::from_raw_parts_mut(spp as *mut u8, c.len()))
-            };
-            let (d_out, d_neg) = job.crt(pulled, c.len(), stride, &mut Pace { stream, prev: None })?;
-            job.download(&d_out, &d_neg, mags, signs)?;
-            stream.synchronize().map_err(launch_err("cuStreamSynchronize"))?;
-            Ok(())
-        })
-    });
+                Ok(())
+            })
+        },
+        stage,
+    );
     match r {
         Ok(_) => {
             crate::interrupt::checkpoint()?;
