@@ -134,9 +134,10 @@ mod tests {
     #[test]
     fn batches_split_in_ordered_blocks_of_at_least_the_minimum() {
         let min = MPZ_BATCH_GPU_SPLIT_MIN_N as usize;
-        assert_eq!(split_blocks(0, 4), [0..0]);
-        assert_eq!(split_blocks(2 * min - 1, 4), [0..2 * min - 1], "below two minimum blocks: one device");
-        assert_eq!(split_blocks(2 * min, 1), [0..2 * min]);
+        let whole = |n: usize| vec![std::ops::Range { start: 0, end: n }];
+        assert_eq!(split_blocks(0, 4), whole(0));
+        assert_eq!(split_blocks(2 * min - 1, 4), whole(2 * min - 1), "below two minimum blocks: one device");
+        assert_eq!(split_blocks(2 * min, 1), whole(2 * min));
         assert_eq!(split_blocks(2 * min, 4), [0..min, min..2 * min]);
         assert_eq!(split_blocks(1 << 20, 4), [0..1 << 18, 1 << 18..2 << 18, 2 << 18..3 << 18, 3 << 18..4 << 18]);
         for (n, d) in [(5 * min + 3, 4), (1_000_003, 3), (1 << 20, 8)] {
