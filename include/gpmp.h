@@ -404,10 +404,22 @@ int gpmp_cuda_device_count(void);
 enum gpmp_status gpmp_cuda_device_name(int device, char *buf, size_t len);
 
 /*
- Makes `device` the CUDA device of every later GPU call in the process (default 0, or env
- `GPMP_CUDA_DEVICE`).
+ Makes `device` the one CUDA device of every later GPU call in the process: the same as
+ `gpmp_set_cuda_devices(&device, 1)`.
  */
 enum gpmp_status gpmp_set_cuda_device(int device);
+
+/*
+ Makes the `n` distinct CUDA devices `ids` the device set of every later GPU call in the process
+ (default every visible device, or env `GPMP_CUDA_DEVICES=0,1,...`): the Z\[x\] product and the
+ batched mulmod and powm share their work over all of them; the first is the current device,
+ where the other GPU routes run. An empty list, a repeated or nonexistent device is
+ `GPMP_INVALID_ARGUMENT` and changes nothing.
+
+ # Safety
+ `ids` must point to `n` readable ints.
+ */
+enum gpmp_status gpmp_set_cuda_devices(const int *ids, size_t n);
 
 /*
  Opens the current device and compiles and loads every kernel now, on several threads (otherwise

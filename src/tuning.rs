@@ -282,6 +282,14 @@ pub const GPU_ZPOLY_CRT_BLOCK_MIN: usize = 1 << 16;
 /// 15 ms into pageable memory (first touch included), 3 ms pinned.
 pub const GPU_ZPOLY_DOWNLOAD_WORDS: usize = 1 << 23;
 
+// ---- Several GPUs: when a GPU call is split over the device set (`gpu::device::devices`) ----
+/// Device batches (mulmod, powm) are split over the device set in blocks of at least this many
+/// elements (an estimate: a smaller block's thread, transfers and launch cost about what it saves).
+pub const MPZ_BATCH_GPU_SPLIT_MIN_N: u64 = 1 << 12;
+/// The GPU Z\[x\] product is split over the device set from this many output words on (an estimate:
+/// below it the per-device transforms take well under the exchange's and setup's few milliseconds).
+pub const ZPOLY_MUL_GPU_SPLIT_MIN_WORDS: u64 = 1 << 22;
+
 // ---- GPU engines: choices per architecture (used without searching; see `gpu::autotune`) ----
 
 /// An NTT pass count for (compute capability, word bits, log2 n, log2 of the batch's words).

@@ -19,6 +19,8 @@
 #             against FLINT nmod_poly_mul
 #     tree    gpu_tree: multipoint evaluation and interpolation mod p on the GPU against gpmp's CPU
 #             path at 2^16..2^22 points, tree built apart, and the time of each level against its NTTs
+#     multi   gpu_multi: the Z[x] product 2^22 x 2^22 (1024-bit) and powm_n 2^20 (1024-bit) end to
+#             end on 1, 2, 4 and all devices, speedups against one device (under 4 minutes)
 #     cold    first use in a fresh process: gpu_coldstart (context, first and second 2^16 x 2^16
 #             product; gpmp_gpu_warmup) and small runs of gpu_ntt, gpu_zvec, gpu_zmod, gpu_bigmul
 #             and gpu_poly, each once with an empty kernel cache (NVRTC compiles) and once more with
@@ -31,7 +33,7 @@
 # packed folder. The kernel cache lives in $XDG_CACHE_HOME/gpmp (default here: /tmp/gpmp-cache), so
 # that the benchmarks after `tests` find their kernels compiled. The library reads only the
 # documented variables (GPMP_BACKEND, GPMP_NUM_THREADS, GPMP_KERNEL_CACHE, GPMP_AUTOTUNE,
-# GPMP_CUDA_DEVICE, GPMP_LOG, GPMP_SYNC); this script sets GPMP_BACKEND for single commands only.
+# GPMP_CUDA_DEVICES, GPMP_CUDA_DEVICE, GPMP_LOG, GPMP_SYNC); this script sets GPMP_BACKEND for single commands only.
 set -u
 mode=${1:-}
 last=""
@@ -40,7 +42,7 @@ top=$(cd "$here/../.." && pwd)
 H=${GPU_DIR:-$top/.gpu}
 out=${2:-${OUT:-$PWD/gpu-logs}}
 dry=${DRY_RUN:-}
-modes="tests suite ntt gfpf zvec zmod bigmul poly tree cold all"
+modes="tests suite ntt gfpf zvec zmod bigmul poly tree multi cold all"
 case " $modes " in *" $mode "*) ;; *)
   sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2;; esac
 if [ -z "$dry" ] && [ ! -d "$H/bin" ]; then
@@ -135,6 +137,8 @@ run_mode() {
     fi ;;
   tree)
     step tree 180 "$H/bin/gpu_tree" 5 ;;
+  multi)
+    step multi 240 "$H/bin/gpu_multi" 22 20 ;;
   cold)
     # One process per program and cache state; the wall time of the whole process is the number.
     local c=/tmp/gpmp-cold-cache rows="" empty

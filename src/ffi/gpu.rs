@@ -1,5 +1,6 @@
-//! CUDA devices: count, names, the current device and kernel warm-up.
+//! CUDA devices: count, names, the device set and the current device, and kernel warm-up.
 use super::gpmp_status;
+use super::nmod::slice_in;
 use super::status::{guard, guard_value};
 use crate::gpu::{compile, device};
 use crate::invalid;
@@ -34,11 +35,27 @@ pub unsafe extern "C" fn gpmp_cuda_device_name(device: c_int, buf: *mut c_char, 
     })
 }
 
-/// Makes `device` the CUDA device of every later GPU call in the process (default 0, or env
-/// `GPMP_CUDA_DEVICE`).
+/// Makes `device` the one CUDA device of every later GPU call in the process: the same as
+/// `gpmp_set_cuda_devices(&device, 1)`.
 #[no_mangle]
 pub extern "C" fn gpmp_set_cuda_device(device: c_int) -> gpmp_status {
     guard("gpmp_set_cuda_device", || device::set_current(device as i64))
+}
+
+/// Makes the `n` distinct CUDA devices `ids` the device set of every later GPU call in the process
+/// (default every visible device, or env `GPMP_CUDA_DEVICES=0,1,...`): the Z\[x\] product and the
+/// batched mulmod and powm share their work over all of them; the first is the current device,
+/// where the other GPU routes run. An empty list, a repeated or nonexistent device is
+/// `GPMP_INVALID_ARGUMENT` and changes nothing.
+///
+/// # Safety
+/// `ids` must point to `n` readable ints.
+#[no_mangle]
+pub unsafe extern "C" fn gpmp_set_cuda_devices(ids: *const c_int, n: usize) -> gpmp_status {
+    guard("gpmp_set_cuda_devices", || {
+        let ids = slice_in(ids, n, "ids")?;
+        device::set_devices(&ids.iter().map(|&d| d as i64).collect::<Vec<_>>())
+    })
 }
 
 /// Opens the current device and compiles and loads every kernel now, on several threads (otherwise
@@ -83,6 +100,7 @@ mod tests {
         assert_eq!(st, gpmp_status::GPMP_NO_CUDA_DEVICE);
         assert!(buf.iter().all(|&c| c == b'x' as c_char));
         assert_eq!(gpmp_set_cuda_device(0), gpmp_status::GPMP_NO_CUDA_DEVICE);
+        assert_eq!(unsafe { gpmp_set_cuda_devices([0].as_ptr(), 1) }, gpmp_status::GPMP_NO_CUDA_DEVICE);
         assert_eq!(gpmp_gpu_warmup(), gpmp_status::GPMP_NO_CUDA_DEVICE);
         assert_eq!(gpmp_gpu_tune(), gpmp_status::GPMP_NO_CUDA_DEVICE);
         assert_eq!(gpmp_gpu_sync(), gpmp_status::GPMP_NO_CUDA_DEVICE);
@@ -94,6 +112,31 @@ mod tests {
         assert_eq!(unsafe { gpmp_cuda_device_name(0, std::ptr::null_mut(), 8) }, gpmp_status::GPMP_INVALID_ARGUMENT);
         let mut buf = [0 as c_char; 1];
         assert_eq!(unsafe { gpmp_cuda_device_name(0, buf.as_mut_ptr(), 0) }, gpmp_status::GPMP_INVALID_ARGUMENT);
+    }
+
+    #[test]
+    fn an_empty_or_null_device_list_is_invalid() {
+        assert_eq!(unsafe { gpmp_set_cuda_devices(std::ptr::null(), 0) }, gpmp_status::GPMP_INVALID_ARGUMENT);
+        assert_eq!(unsafe { gpmp_set_cuda_devices(std::ptr::null(), 2) }, gpmp_status::GPMP_INVALID_ARGUMENT);
+    }
+
+    #[cfg(feature = "gpu-tests")]
+    #[test]
+    fn device_lists_are_checked_and_one_device_is_a_set_of_one() {
+        let n = gpmp_cuda_device_count();
+        assert!(n > 0, "gpu-tests need a CUDA device");
+        let before = device::devices();
+        for bad in [vec![-1], vec![0, n], vec![0, 0]] {
+            assert_eq!(unsafe { gpmp_set_cuda_devices(bad.as_ptr(), bad.len()) }, gpmp_status::GPMP_INVALID_ARGUMENT, "{bad:?}");
+            assert_eq!(device::devices(), before);
+        }
+        let all: Vec<c_int> = (0..n).collect();
+        assert_eq!(unsafe { gpmp_set_cuda_devices(all.as_ptr(), all.len()) }, gpmp_status::GPMP_SUCCESS);
+        assert_eq!(device::devices().len(), n as usize);
+        assert_eq!(gpmp_set_cuda_device(n - 1), gpmp_status::GPMP_SUCCESS);
+        assert_eq!(device::devices(), [n as usize - 1]);
+        let back: Vec<c_int> = before.iter().map(|&d| d as c_int).collect();
+        assert_eq!(unsafe { gpmp_set_cuda_devices(back.as_ptr(), back.len()) }, gpmp_status::GPMP_SUCCESS);
     }
 
     #[cfg(feature = "gpu-tests")]

@@ -4,10 +4,10 @@
 use super::route::{on_gpu, route, route_when_ready, Op, Where};
 use super::zvec::ZVec;
 use crate::gpu::zvec::{self as gpu_zvec, PRODUCTS_MAX_LIMBS};
-use crate::gpu::{batch as gpu_batch, ntt_mul};
+use crate::gpu::{batch as gpu_batch, device, ntt_mul};
 use crate::int::{batch, mag_bits, max_bits, mul_mag, IntRef, ZList};
 use crate::runtime::{self, Backend};
-use crate::tuning::INT_MUL_NTT_MIN_LIMBS;
+use crate::tuning::{INT_MUL_NTT_MIN_LIMBS, MPZ_BATCH_GPU_SPLIT_MIN_N};
 use crate::{Error, Result};
 use rayon::prelude::*;
 
@@ -160,17 +160,50 @@ fn powm_work(m: &[u64], exp: &[IntRef]) -> u64 {
     (mb * mb * eb / exp.len() as u128).min(u64::MAX as u128) as u64
 }
 
-/// The device path of [`mulmod_n`] (`pow` false) and [`powm_n`] (`pow` true): upload, kernel, download.
+/// The device path of [`mulmod_n`] (`pow` false) and [`powm_n`] (`pow` true): upload, kernel,
+/// download. The elements are split in contiguous blocks over the device set
+/// ([`device::devices`], [`split_blocks`]): each block is staged in host memory here (in gpmp's
+/// pool), then one thread per device uploads its block, runs the kernel and downloads the results,
+/// and the blocks are gathered in order. Every element is computed by the same kernel whatever the
+/// split, so the results equal one device's and the CPU's.
 pub fn on_device(x: &[IntRef], y: &[IntRef], m: &[u64], pow: bool) -> Result<ZList> {
-    let upload = |x: &[IntRef]| -> Result<ZVec> {
-        let mut v = ZVec::zeros_on(x.len(), max_bits(x).max(1), true)?;
+    let devs = device::devices();
+    let blocks = split_blocks(x.len(), devs.len());
+    let mv = IntRef::new(false, m);
+    let run = |vx: &ZVec, vy: &ZVec| -> Result<ZVec> {
+        let r = ZVec::zeros_on(vx.len(), mag_bits(m), true)?;
+        if pow {
+            ZVec::powm(&r, vx, vy, mv)
+        } else {
+            ZVec::mulmod(&r, vx, vy, mv)
+        }
+    };
+    let staged = |x: &[IntRef], device: bool| -> Result<ZVec> {
+        let mut v = ZVec::zeros_on(x.len(), max_bits(x).max(1), device)?;
         v.set(x)?;
         Ok(v)
     };
-    let (vx, vy) = (upload(x)?, upload(y)?);
-    let r = ZVec::zeros_on(x.len(), mag_bits(m), true)?;
-    let mv = IntRef::new(false, m);
-    if pow { ZVec::powm(&r, &vx, &vy, mv) } else { ZVec::mulmod(&r, &vx, &vy, mv) }?.to_list()
+    if blocks.len() == 1 {
+        return run(&staged(x, true)?, &staged(y, true)?)?.to_list();
+    }
+    let host: Vec<(ZVec, ZVec)> =
+        blocks.iter().map(|b| Ok((staged(&x[b.clone()], false)?, staged(&y[b.clone()], false)?))).collect::<Result<_>>()?;
+    let done = device::on_each(&devs[..blocks.len()], |i, _| {
+        let (vx, vy) = &host[i];
+        run(&vx.placed(true)?, &vy.placed(true)?)?.placed(false)
+    })?;
+    drop(host);
+    let lists = done.iter().map(ZVec::to_list).collect::<Result<Vec<_>>>()?;
+    let views: Vec<IntRef> = lists.iter().flat_map(ZList::views).collect();
+    ZList::from_ints(&views)
+}
+
+/// The element blocks of a device batch of n elements over `devices` devices: one per device, at
+/// least [`MPZ_BATCH_GPU_SPLIT_MIN_N`] elements each (so fewer devices for small batches, one block
+/// for n below twice that), contiguous, in order, sizes differing by at most one.
+pub fn split_blocks(n: usize, devices: usize) -> Vec<std::ops::Range<usize>> {
+    let min = MPZ_BATCH_GPU_SPLIT_MIN_N as usize;
+    device::shares(n, devices.min(n / min).max(1))
 }
 
 #[cfg(test)]
@@ -190,6 +223,22 @@ mod tests {
         assert!(!wins(&m, &vec![e256; n - 1]));
         assert!(!wins(&m, &vec![e64; 1 << 16]));
         assert!(!wins(&m[..2], &vec![e256; 1 << 16]));
+    }
+
+    #[test]
+    fn batches_split_in_ordered_blocks_of_at_least_the_minimum() {
+        let min = MPZ_BATCH_GPU_SPLIT_MIN_N as usize;
+        let whole = |n: usize| vec![std::ops::Range { start: 0, end: n }];
+        assert_eq!(split_blocks(0, 4), whole(0));
+        assert_eq!(split_blocks(2 * min - 1, 4), whole(2 * min - 1), "below two minimum blocks: one device");
+        assert_eq!(split_blocks(2 * min, 1), whole(2 * min));
+        assert_eq!(split_blocks(2 * min, 4), [0..min, min..2 * min]);
+        assert_eq!(split_blocks(1 << 20, 4), [0..1 << 18, 1 << 18..2 << 18, 2 << 18..3 << 18, 3 << 18..4 << 18]);
+        for (n, d) in [(5 * min + 3, 4), (1_000_003, 3), (1 << 20, 8)] {
+            let b = split_blocks(n, d);
+            assert!(b.len() <= d && b.iter().all(|r| r.len() >= min));
+            assert!(b.windows(2).all(|w| w[0].end == w[1].start) && b[0].start == 0 && b.last().unwrap().end == n);
+        }
     }
 
     /// On a machine without a GPU the routed calls equal the CPU batch kernels (the GPU suite
@@ -266,5 +315,47 @@ mod tests {
         let out = crate::testing::run_in_child("ops::int::tests::cold_products_child", &env);
         assert!(out.contains("cold products: first call") && out.contains("compiled by NVRTC"), "{out}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The batch split over several devices (blocks of at least the split minimum, uneven last
+    /// block) equals one device and the CPU (GMP) for mulmod and powm: random, zero, ±1, m − 1,
+    /// negative bases, all-ones limbs, full-size exponents. Fewer than 2 devices: skipped.
+    #[cfg(feature = "gpu-tests")]
+    #[test]
+    fn batches_over_several_devices_match_one_device_and_gmp() {
+        let count = device::device_count();
+        if count < 2 {
+            eprintln!("skipped: {count} device(s), the split batch needs 2");
+            return;
+        }
+        let mut rng = Rng(67);
+        let n = 2 * MPZ_BATCH_GPU_SPLIT_MIN_N as usize * count + 77;
+        for bits in [64u64, 1024] {
+            let m = (false, coef(&mut rng, bits, 0).1.iter().map(|&w| w | 1 | (1 << 63)).collect::<Vec<_>>());
+            let mm1 = {
+                let mut v = m.1.clone();
+                v[0] -= 1;
+                v
+            };
+            let a: Vec<Coef> = (0..n)
+                .map(|i| match i % 11 {
+                    0 => (false, vec![]),
+                    1 => (i % 2 == 0, vec![1]),
+                    2 => (false, mm1.clone()),
+                    3 => (true, vec![u64::MAX; (bits / 64) as usize + 1]),
+                    _ => coef(&mut rng, bits + 30, i as u64 % 4),
+                })
+                .collect();
+            let e: Vec<Coef> = (0..n).map(|i| (false, coef(&mut rng, if i % 97 == 0 { bits } else { 80 }, i as u64 % 4).1)).collect();
+            let (av, ev, mv) = (views(&a), views(&e), IntRef::new(false, crate::int::normalized(&m.1)));
+            for pow in [false, true] {
+                let y = if pow { &ev } else { &av };
+                let split = on_device(&av, y, mv.mag, pow).unwrap();
+                let one = device::pinned(0, || on_device(&av, y, mv.mag, pow)).unwrap();
+                let cpu = if pow { batch::powm(&av, y, mv) } else { batch::mulmod(&av, y, mv) }.unwrap();
+                assert_eq!(split.views(), one.views(), "{bits} bits, pow {pow}: split vs one device");
+                assert_eq!(split.views(), cpu.views(), "{bits} bits, pow {pow}: split vs GMP");
+            }
+        }
     }
 }

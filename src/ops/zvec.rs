@@ -234,6 +234,20 @@ impl ZVec {
         }
     }
 
+    /// The same elements in device memory (on the current device) when `device`, else in host
+    /// memory (a copy either way).
+    pub fn placed(&self, device: bool) -> Result<ZVec> {
+        let store = match (&self.store, device) {
+            (Store::Host(h), true) => Store::Device(DevVec::upload(self.n, self.bits, &h.data, &h.neg)?),
+            (Store::Device(d), true) => {
+                let (data, neg) = d.download()?;
+                Store::Device(DevVec::upload(self.n, self.bits, &data, &neg)?)
+            }
+            (_, false) => Store::Host(self.host()?.into_owned()),
+        };
+        Ok(ZVec { n: self.n, bits: self.bits, store })
+    }
+
     /// Waits for the device work queued for this vector (nothing on the host).
     pub fn synchronize(&self) -> Result<()> {
         match &self.store {

@@ -99,6 +99,25 @@ fn plan_cut(s: &Shape, w: usize, free: usize) -> Result<Cut> {
     Ok(Cut { group, block })
 }
 
+/// Whether every device's share of a product of shape `s` (n set) split as `sp` fits 7/8 of that
+/// device's `free` bytes (W = `w` limbs of M). Device e with k_e primes and b_e coefficients holds,
+/// while transforming, the inputs and (k_e + 1)·2n words of rows (none without primes); then its k_e
+/// rows (until every device has pulled its residues) and, per coefficient of its block, T
+/// positions of k residues and the CRT's scratch and output as in [`plan_cut`].
+pub(super) fn split_fits(s: &Shape, w: usize, sp: &super::multi::Split, free: &[usize]) -> bool {
+    let Shape { k, n, inputs, l, stride, t, d, .. } = *s;
+    let cs = if t > 1 { d } else { stride } as u128;
+    let (n, t128, s128) = (n as u128, t as u128, stride as u128);
+    let per = t128 * (8 * (k as u128 + w as u128 + cs) + 1) + if t > 1 { 8 * (2 * s128 + 1) + 1 } else { 0 };
+    let input = inputs as u128 * (8 * l as u128 + 1);
+    sp.primes.iter().zip(&sp.coefs).zip(free).all(|((ps, cs), &free)| {
+        let ke = ps.len() as u128;
+        let rows = if ke > 0 { 16 * n * (ke + 1) } else { 0 };
+        let need = (input + rows).max(16 * n * ke + cs.len() as u128 * per);
+        need <= free as u128 - free as u128 / 8
+    })
+}
+
 /// None when the product of shape `s` ([`Shape::device_bytes`]) fits `free` device bytes, else the
 /// [`Cut`] of [`plan_cut`] (`w`: the limbs of M, computed only then).
 pub(super) fn plan_memory(s: &Shape, w: impl FnOnce() -> usize, free: usize) -> Result<Option<Cut>> {
@@ -106,4 +125,25 @@ pub(super) fn plan_memory(s: &Shape, w: impl FnOnce() -> usize, free: usize) -> 
         return Ok(None);
     }
     plan_cut(s, w(), free).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::multi::split;
+    use super::*;
+
+    /// 2^22 × 2^22 with 1024-bit coefficients (34 primes, n = 2^23, 33 limbs out): more than 8 GiB
+    /// on one device, a share of at most 8 GiB on each of two.
+    #[test]
+    fn a_product_larger_than_one_device_fits_two() {
+        let hlen = (1usize << 23) - 1;
+        let s = Shape { k: 34, n: 1 << 23, inputs: 1 << 23, l: 16, hlen, stride: 33, t: 1, d: 0, table: 0 };
+        let (w, gib) = (35, 1usize << 30);
+        assert!(s.device_bytes() > 8 * gib as u128);
+        assert!(split_fits(&s, w, &split(34, hlen, 2), &[8 * gib, 8 * gib]));
+        assert!(!split_fits(&s, w, &split(34, hlen, 2), &[8 * gib, 4 * gib]), "each device's own memory counts");
+        assert!(!split_fits(&s, w, &split(34, hlen, 1), &[8 * gib]));
+        assert!(split_fits(&s, w, &split(34, hlen, 4), &[4 * gib; 4]));
+        assert!(!split_fits(&s, w, &split(34, hlen, 4), &[gib; 4]), "the inputs alone need 1 GiB a device");
+    }
 }

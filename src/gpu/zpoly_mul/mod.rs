@@ -27,12 +27,16 @@
 //! sequence 2L − 1 times longer, then `recombine` on the device. `GPMP_LOG=debug` logs the stage
 //! times of every call.
 //!
+//! A product of at least [`ZPOLY_MUL_GPU_SPLIT_MIN_WORDS`] output words runs on every device of the
+//! device set (`multi.rs`): the primes shared for the transforms, the coefficients for the CRT.
+//!
 //! Device memory (`memory.rs`): (k + 1)·2n words for the rows, plus inputs, the CRT scratch (W·len
 //! words, W = limbs of M) and the output. A product that does not fit the free device memory is
 //! computed in parts (`Cut`): the transforms for a group of primes at a time, their rows parked in
 //! host memory, then the CRT block by block; one whose inputs and two rows, or whose parked rows (in
 //! half the host memory), do not fit fails with `OutOfMemory` before any large allocation.
 mod memory;
+mod multi;
 mod pipeline;
 mod primes;
 mod staging;
@@ -51,6 +55,7 @@ use super::device;
 use super::kernels::{Kernel, Spec};
 use super::{driver_err, shield};
 use crate::int::{limbs_for_bits, product_bits, IntRef, ZSlab};
+use crate::tuning::ZPOLY_MUL_GPU_SPLIT_MIN_WORDS;
 use crate::{Error, Result};
 use pipeline::Job;
 use rayon::prelude::*;
@@ -108,6 +113,15 @@ pub fn mul_host_limbs(f: &[IntRef], g: &[IntRef], bits: u64, limbs: usize) -> Re
     let hlen = f.len() + g.len() - 1;
     if bits == 0 {
         return HostProduct::new(None, hlen, 1, 0);
+    }
+    let devs = device::devices();
+    if devs.len() > 1
+        && (hlen as u64).saturating_mul(limbs_for_bits(bits) as u64) >= ZPOLY_MUL_GPU_SPLIT_MIN_WORDS
+        && f.len().min(g.len()) > 1
+    {
+        if let Some(p) = multi::mul(&devs, f, g, bits, limbs)? {
+            return Ok(p);
+        }
     }
     let dev = device::current()?;
     shield("GPU poly_mul", || {

@@ -127,7 +127,7 @@ fn weights(dev: &Device, stream: &Arc<CudaStream>, primes: &[u64], limbs: usize)
 /// One product's (or Taylor shift's) sizes and device state.
 pub(super) struct Job {
     dev: Arc<Device>,
-    stream: Arc<CudaStream>,
+    pub(super) stream: Arc<CudaStream>,
     pub(super) s: Arc<Setup>,
     wts: Arc<CudaSlice<u64>>,
     pub(super) n: usize,
@@ -158,7 +158,13 @@ impl Job {
         let square = std::ptr::eq(f, g);
         let inputs = if square { f.len() } else { f.len() + g.len() };
         let shape = Shape { k: primes.len(), n: 0, inputs, l, hlen, stride: limbs_for_bits(bits), t, d, table: 0 };
-        Job::build(dev, &primes, shape, hlen * t, square, None)
+        Job::build(dev, &primes, shape, hlen * t, square, None, true)
+    }
+
+    /// The job of one device's share of a product split over several devices (`multi.rs`), whose
+    /// memory that split plans: `shape` as [`Job::new`] would make it, never in parts.
+    pub(super) fn part(dev: &Arc<Device>, primes: &[u64], shape: Shape, square: bool) -> Result<Job> {
+        Job::build(dev, primes, shape, shape.hlen * shape.t, square, None, false)
     }
 
     /// A Taylor shift of `len` coefficients of at most `limbs` limbs whose results have at most
@@ -167,11 +173,20 @@ impl Job {
     pub(super) fn shift(dev: &Arc<Device>, len: usize, bits: u64, limbs: usize, primes: &[u64], cres: &[u64]) -> Result<Job> {
         let l = limbs.max(1);
         let shape = Shape { k: primes.len(), n: 0, inputs: len, l, hlen: len, stride: limbs_for_bits(bits), t: 1, d: 0, table: len };
-        Job::build(dev, primes, shape, 2 * len - 1, false, Some(cres))
+        Job::build(dev, primes, shape, 2 * len - 1, false, Some(cres), true)
     }
 
-    /// The job of `shape` (its k and n set here) with transforms covering `conv` positions.
-    fn build(dev: &Arc<Device>, primes: &[u64], mut shape: Shape, conv: usize, square: bool, cres: Option<&[u64]>) -> Result<Job> {
+    /// The job of `shape` (its k and n set here) with transforms covering `conv` positions, its
+    /// memory planned (`plan`) or left to the caller.
+    fn build(
+        dev: &Arc<Device>,
+        primes: &[u64],
+        mut shape: Shape,
+        conv: usize,
+        square: bool,
+        cres: Option<&[u64]>,
+        plan: bool,
+    ) -> Result<Job> {
         let logn = conv.next_power_of_two().max(2).trailing_zeros();
         if logn > MIN_K {
             return Err(Error::SizeTooLarge(format!("{conv} transform positions")));
@@ -183,7 +198,7 @@ impl Job {
         // cuMemGetInfo costs a driver round trip: asked only from an eighth of the device.
         let free = if shape.device_bytes() > dev.total_mem as u128 / 8 || cfg!(test) { free_bytes()? } else { usize::MAX };
         let w = || crate::nmod::crt::prime_product(primes).len();
-        let cut = plan_memory(&shape, w, free)?;
+        let cut = if plan { plan_memory(&shape, w, free)? } else { None };
         let stream = take_stream(dev)?;
         let s = setup(dev, &stream, primes, logn)?;
         let wts = weights(dev, &stream, primes, l)?;
@@ -202,12 +217,12 @@ impl Job {
         self.small_blocks.unwrap_or_else(|| crt_block(work, GPU_ZPOLY_CRT_BLOCK_UNITS, GPU_ZPOLY_CRT_BLOCK_MIN))
     }
 
-    fn alloc(&self, len: usize) -> Result<CudaSlice<u64>> {
+    pub(super) fn alloc(&self, len: usize) -> Result<CudaSlice<u64>> {
         // SAFETY: u64 words; every word is written before it is read.
         unsafe { self.stream.alloc::<u64>(len.max(1)) }.map_err(launch_err("cuMemAlloc"))
     }
 
-    fn bytes(&self, len: usize) -> Result<CudaSlice<u8>> {
+    pub(super) fn bytes(&self, len: usize) -> Result<CudaSlice<u8>> {
         // SAFETY: bytes, written before being read.
         unsafe { self.stream.alloc::<u8>(len.max(1)) }.map_err(launch_err("cuMemAlloc"))
     }
@@ -237,7 +252,7 @@ impl Job {
     /// transforms. Row i − ps.start (2n words) holds h mod p_i in its first hlen·T words. A Taylor
     /// shift scales its one operand's rows and writes the second operand before the transforms, and
     /// scales the results after them (`shift_scale`, `shift_unscale`): row i then holds f(x + c) mod p_i.
-    fn convolve(
+    pub(super) fn convolve(
         &self,
         limbs: &CudaSlice<u64>,
         d_signs: &CudaSlice<u8>,
@@ -331,7 +346,13 @@ impl Job {
     /// `rows`: CRT into stride `cs` (split mode: the digit products, then their recombination into
     /// the coefficients of `stride` limbs), each in launches of [`Job::crt_block`] items with a
     /// [`Pace`] step between them. The rows are consumed.
-    fn crt(&self, rows: Vec<CudaSlice<u64>>, len: usize, stride: usize, pace: &mut Pace) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
+    pub(super) fn crt(
+        &self,
+        rows: Vec<CudaSlice<u64>>,
+        len: usize,
+        stride: usize,
+        pace: &mut Pace,
+    ) -> Result<(CudaSlice<u64>, CudaSlice<u8>)> {
         let (stream, k) = (&self.stream, self.s.primes.len());
         let (pos, cs) = if self.t > 1 { (len * self.t, self.d) } else { (len, stride) };
         let p2 = self.ptrs(&rows)?;
@@ -376,7 +397,7 @@ impl Job {
 
     /// Enqueues the download of `out` and `neg` (device results of a block of coefficients of
     /// `stride` limbs), from coefficient `at` on, into `mags` and `signs`.
-    fn download(
+    pub(super) fn download(
         &self,
         out: &CudaSlice<u64>,
         neg: &CudaSlice<u8>,
@@ -548,9 +569,9 @@ impl Job {
 /// the device always has the last step's work queued and never waits for the host. A stopped call
 /// then waits for the stream (no transfer in flight into host buffers) and returns
 /// `Err(Interrupted)`.
-struct Pace<'a> {
-    stream: &'a CudaStream,
-    prev: Option<CudaEvent>,
+pub(super) struct Pace<'a> {
+    pub(super) stream: &'a CudaStream,
+    pub(super) prev: Option<CudaEvent>,
 }
 
 impl Pace<'_> {

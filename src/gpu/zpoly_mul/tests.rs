@@ -477,4 +477,71 @@ mod gpu {
             }
         });
     }
+
+    /// The product split over several devices (every device, in order and reversed, and the
+    /// first two) against one device and the GMP oracle (or the CPU NTT): direct and split
+    /// shapes, squares, max coefficients, fewer primes than devices, fewer coefficients than
+    /// devices; and under a memory cap that one device's whole product exceeds, where it still
+    /// runs split without parts. Fewer than 2 devices: skipped.
+    #[test]
+    fn products_over_several_devices_match_one_device() {
+        use super::super::memory::split_fits;
+        use super::super::multi::{self, split};
+        let count = device::device_count();
+        if count < 2 {
+            eprintln!("skipped: {count} device(s), the split product needs 2");
+            return;
+        }
+        let all: Vec<usize> = (0..count).collect();
+        let sets = [all.clone(), all.iter().rev().copied().collect(), vec![0, 1]];
+        let mut rng = Rng(61);
+        let mut cases = parts_cases();
+        cases.push((poly(&mut rng, 1, 64, 1), poly(&mut rng, 2, 64, 1), 0));
+        cases.push((poly(&mut rng, 5000, 64, 2), poly(&mut rng, 3000, 60, 0), 0));
+        cases.push((poly(&mut rng, 20_000, 2000, 1), poly(&mut rng, 10_000, 2000, 3), 0));
+        for (f, g, _) in &cases {
+            let (fv, gv) = (views(f), views(g));
+            let gv = if g.is_empty() { &fv } else { &gv };
+            let what = format!("{} x {}", fv.len(), gv.len());
+            let one = device::pinned(0, || mul(&fv, gv)).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let want = if fv.len() * gv.len() <= 1 << 22 {
+                oracle(&fv, gv)
+            } else {
+                slab_coefs(&zpoly::mul(&fv, gv, Alg::SmallPrimeNtt).unwrap())
+            };
+            assert_eq!(slab_coefs(&one), want, "{what}: one device");
+            let bits = product_bits(max_bits_par(&fv), max_bits_par(gv), fv.len(), gv.len());
+            for devs in &sets {
+                let got = multi::mul(devs, &fv, gv, bits, max_limbs(&fv, gv)).unwrap_or_else(|e| panic!("{what} on {devs:?}: {e}"));
+                let got = got.unwrap_or_else(|| panic!("{what} on {devs:?}: does not fit")).to_slab().unwrap();
+                assert_eq!(got, one, "{what} on {devs:?}");
+            }
+            // The smallest cap every share of a split over all devices fits, below the whole product.
+            let l = max_limbs(&fv, gv).max(1);
+            let (primes, t, d) = plan_shape(bits, fv.len(), gv.len(), l).unwrap();
+            let hlen = fv.len() + gv.len() - 1;
+            let inputs = if std::ptr::eq(&fv[..], &gv[..]) { fv.len() } else { fv.len() + gv.len() };
+            let n = (hlen * t).next_power_of_two().max(2);
+            let shape = Shape { k: primes.len(), n, inputs, l, hlen, stride: limbs_for_bits(bits), t, d, table: 0 };
+            let w = crate::nmod::crt::prime_product(&primes).len();
+            let sp = split(primes.len(), hlen, count);
+            let (mut lo, mut hi) = (0usize, shape.device_bytes() as usize * 2);
+            while lo + 1 < hi {
+                let mid = lo + (hi - lo) / 2;
+                if split_fits(&shape, w, &sp, &vec![mid; count]) {
+                    hi = mid
+                } else {
+                    lo = mid
+                }
+            }
+            if (hi as u128) < shape.device_bytes() {
+                MEMORY_CAP.set(Some(hi));
+                let got = multi::mul(&all, &fv, gv, bits, l);
+                MEMORY_CAP.set(None);
+                let got =
+                    got.unwrap_or_else(|e| panic!("{what} capped: {e}")).unwrap_or_else(|| panic!("{what}: the capped split does not fit"));
+                assert_eq!(got.to_slab().unwrap(), one, "{what}: capped at {hi} bytes a device");
+            }
+        }
+    }
 }
