@@ -235,9 +235,10 @@ pub const GPU_NTT_MIN_BLOCKS_PER_SM: u32 = 4;
 pub const GPU_NMOD_TREE_PLAIN_MAX_LEN: usize = 64;
 /// zvec add/sub and register product (`zv_mul`, `MINB`): 96 registers, 4.2e9 products/s at 1024 bits against 3.5e9 at 1 block (144 registers).
 pub const GPU_ZVEC_MUL_MIN_BLOCKS_PER_SM: usize = 5;
-/// zvec add/sub kernel: elements a thread of `zv_addsubv` (`ZA_V`, 2: one 16-byte access per limb row for both; 1 when n is
-/// odd), or 0 for the one-element-a-thread `zv_addsub` with its comparison pass (0.66–0.83× CGBN at 256–4096 bits).
-pub const GPU_ZVEC_ADDSUB_LANES: usize = 2;
+/// zvec add/sub kernel: 0 for the one-element-a-thread `zv_addsub`, or the elements a thread of `zv_addsubv` (`ZA_V`, 2:
+/// one 16-byte access per limb row for both; 1 when n is odd). H100, 2^20 resident elements at 256/1024/2048/4096 bits:
+/// `zv_addsub` 2.37e10/6.94e9/3.59e9/1.84e9 adds/s, `zv_addsubv` (2) 1.62e10/5.61e9/2.68e9/1.44e9.
+pub const GPU_ZVEC_ADDSUB_LANES: usize = 0;
 /// `zv_addsubv`'s register block (`ZA_K` limbs of each operand loaded before any arithmetic): 256–512-bit
 /// operands in one block (no comparison pass), 16·ZA_K·ZA_V bytes in flight a thread.
 pub const GPU_ZVEC_ADDSUB_BLOCK_LIMBS: usize = 8;
@@ -269,7 +270,9 @@ pub const GPU_ZMOD_POWM_WINDOW_BITS: [(usize, usize); 2] = [(4, 4), (64, 5)];
 pub const GPU_ZMOD_MULMOD_TWO_PRODUCTS: bool = true;
 /// Batched powm squares with the squaring-specialised `mont_sqr` (1.5L² + L/2 multiply-adds against 2L² + L) up to this
 /// many padded limbs: its off-diagonal triangle is unrolled (L(L−1)/2 multiply-adds of straight code, ≈ 23 KB of
-/// instructions at 16 limbs, 95 KB at 32), the general product loops over rows.
+/// instructions at 16 limbs, 95 KB at 32), the general product loops over rows. H100: 1024 bits (16 limbs)
+/// 2.28e6 powm/s at w = 5 against 1.85e6 at w = 4 with CIOS squares; 2048 bits (32 limbs, w = 5) 2.05e5 against 2.32e5 with
+/// CIOS squares, so 32 limbs stay on CIOS.
 pub const GPU_ZMOD_SQR_MAX_LIMBS: usize = 16;
 
 /// Work units (per position: k² + 2W + cs for `garner`, T·(D + 2) + 2(S + 1) for `recombine`) of one

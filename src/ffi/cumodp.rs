@@ -135,11 +135,6 @@ mod gpu_tests {
     use super::*;
     use crate::nmod::prime::fourier_primes;
     use crate::nmod::prime::{mulmod, primitive_root_of_unity};
-    use std::sync::Mutex;
-
-    /// The backend is process-wide: these tests switch it one at a time. (Tests elsewhere that
-    /// switch it concurrently cannot make these fail: every backend gives the same words.)
-    static BACKEND: Mutex<()> = Mutex::new(());
 
     /// A C call on an array.
     type Call<'a> = &'a dyn Fn(&mut [sfixn]) -> gpmp_status;
@@ -158,7 +153,7 @@ mod gpu_tests {
     /// also with a prime whose 2-adic order is too small for the NTT route.
     #[test]
     fn cumodp_agrees_on_both_backends() {
-        let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = crate::testing::backend_lock();
         let mut r = crate::testing::Rng(17);
         for p in [fourier_primes(31, 24, 1)[0], fourier_primes(30, 22, 1)[0]] {
             let ps = p as sfixn;

@@ -635,6 +635,7 @@ mod gpu_tests {
     /// backends (P3 and P4, both layouts, N across AUTO's thresholds, p − 1 and r − 1 digits).
     #[test]
     fn c_api_agrees_on_all_backends() {
+        let _lock = crate::testing::backend_lock();
         let mut rng = Rng(0xFF2);
         for kk in [8u32, 16] {
             let fp = gpmp_gfpf_builtin(kk);

@@ -158,10 +158,6 @@ mod gpu_tests {
     use super::super::runtime::{gpmp_set_backend, RawBackend};
     use super::*;
     use crate::nmod::prime::{fourier_primes, primitive_root_of_unity};
-    use std::sync::Mutex;
-
-    /// The backend is process-wide: these tests switch it one at a time.
-    static BACKEND: Mutex<()> = Mutex::new(());
 
     fn rng(seed: u64) -> impl FnMut() -> u64 {
         let mut r = crate::testing::Rng(seed);
@@ -181,7 +177,7 @@ mod gpu_tests {
     /// vector), at lengths across the GPU's one-pass/multi-pass boundaries and AUTO's threshold (2^20).
     #[test]
     fn c_api_transforms_agree_on_both_backends() {
-        let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = crate::testing::backend_lock();
         let mut r = rng(5);
         let primes =
             [fourier_primes(31, 24, 1)[0], fourier_primes(50, 30, 1)[0], fourier_primes(62, 30, 1)[0], fourier_primes(63, 32, 1)[0]];
@@ -220,7 +216,7 @@ mod gpu_tests {
     /// and h aliasing f (63-bit non-Fourier and 50-bit Fourier primes, above and below AUTO's rule).
     #[test]
     fn c_api_poly_mul_agrees_on_all_backends() {
-        let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = crate::testing::backend_lock();
         let mut r = rng(11);
         for p in [(1u64 << 63) - 25, fourier_primes(50, 30, 1)[0]] {
             for (fl, gl) in [(3usize, 2usize), (300, 200), (40_000, 30_000)] {
@@ -250,7 +246,7 @@ mod gpu_tests {
     /// On the GPU backend, bad input is rejected as on the CPU and leaves x untouched.
     #[test]
     fn c_api_rejects_bad_input_on_the_gpu() {
-        let _g = BACKEND.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = crate::testing::backend_lock();
         let p = fourier_primes(62, 30, 1)[0];
         let n = 1 << 14;
         let w = primitive_root_of_unity(n as u64, p).unwrap();

@@ -757,6 +757,7 @@ mod tests {
         /// GMP's mpz_mul.
         #[test]
         fn gpu_mpz_mul_through_the_c_api_with_aliasing() {
+            let _lock = crate::testing::backend_lock();
             use crate::ffi::gpmp_status;
             use crate::ffi::mpz_n::{gpmp_mpz_mul, gpmp_mpz_sqr};
             use crate::ffi::runtime::{gpmp_set_backend, RawBackend};
