@@ -323,6 +323,10 @@ impl DevVec {
             .filter(|&w| w <= isize::MAX as usize / 16)
             .ok_or_else(|| Error::SizeTooLarge(format!("zvec of {n} integers of {bits} bits")))?;
         let buf = Buf::new(&dev, &stream, Self::layout(n, words).2)?;
+        // The raw copies and fills that follow run in the thread's current context: make it this
+        // device's (a recycled buffer skips the allocation that would), so that a thread serving one
+        // device of a split batch never runs them in another device's context behind its work.
+        shield("cuCtxSetCurrent", || stream.context().bind_to_thread().map_err(|e| driver_err("cuCtxSetCurrent", e)))?;
         Ok(DevVec { n, bits, dev, stream, buf })
     }
 
