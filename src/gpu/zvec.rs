@@ -836,6 +836,13 @@ mod gpu_tests {
     use crate::int::{batch, IntRef};
     use crate::ops::zvec::ZVec;
 
+    /// The n integers of `v` as a device vector of `bits`-bit elements.
+    fn on_dev(v: &[IntRef], n: usize, bits: u64) -> ZVec {
+        let mut z = ZVec::zeros_on(n, bits, true).unwrap();
+        z.set(v).unwrap();
+        z
+    }
+
     /// Products, sums and differences on the device equal GMP's (`batch`, mpn per element) for
     /// every limb count 1..=66 (the register product for 1..=16 limbs, the chunked one above, with
     /// every remainder mod 16 and both operand orders), operands of other sizes, and elements that
@@ -864,12 +871,7 @@ mod gpu_tests {
                 let (vx, vy): (Vec<IntRef>, Vec<IntRef>) =
                     (x.iter().map(|(s, m)| IntRef::new(*s, m)).collect(), y.iter().map(|(s, m)| IntRef::new(*s, m)).collect());
                 let (ba, bb) = (64 * l as u64, 64 * lb as u64);
-                let on_dev = |v: &[IntRef], bits| {
-                    let mut z = ZVec::zeros_on(n, bits, true).unwrap();
-                    z.set(v).unwrap();
-                    z
-                };
-                let (a, b) = (on_dev(&vx, ba), on_dev(&vy, bb));
+                let (a, b) = (on_dev(&vx, n, ba), on_dev(&vy, n, bb));
                 let rp = ZVec::zeros_on(n, ba + bb, true).unwrap();
                 let want = batch::mul(&vx, &vy).unwrap();
                 assert_eq!(ZVec::mul(&rp, &a, &b).unwrap().to_list().unwrap().views(), want.views(), "{l}·{lb} limbs");
@@ -917,12 +919,7 @@ mod gpu_tests {
                     let (vx, vy): (Vec<IntRef>, Vec<IntRef>) =
                         (x.iter().map(|(s, m)| IntRef::new(*s, m)).collect(), y.iter().map(|(s, m)| IntRef::new(*s, m)).collect());
                     let (ba, bb) = (64 * la as u64, 64 * lb as u64);
-                    let on_dev = |v: &[IntRef], bits| {
-                        let mut z = ZVec::zeros_on(n, bits, true).unwrap();
-                        z.set(v).unwrap();
-                        z
-                    };
-                    let (a, b) = (on_dev(&vx, ba), on_dev(&vy, bb));
+                    let (a, b) = (on_dev(&vx, n, ba), on_dev(&vy, n, bb));
                     let (sum, dif) = (batch::add(&vx, &vy).unwrap(), batch::sub(&vx, &vy).unwrap());
                     let rs = ZVec::zeros_on(n, ba.max(bb) + 1, true).unwrap();
                     let what = format!("kernel {kernel}, n = {n}, {la} and {lb} limbs");
